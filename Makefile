@@ -1,0 +1,27 @@
+# Two entry points (see README): `make demo` and `make test`. Both create .venv on
+# first use and are idempotent: set-up is redone only when pyproject.toml changes.
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.zhbert-installed
+
+.PHONY: setup demo test clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	# the CPU build of torch first: an unpinned torch pulls gigabytes of CUDA
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e ".[demo,dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+demo: setup
+	$(VENV)/bin/zhbert demo
+
+test: setup
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf $(VENV)

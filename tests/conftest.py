@@ -1,0 +1,52 @@
+"""Shared fixtures: real data from ../shared (read in place) and People's Daily."""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+from zhbert.data.paths import shared_dir  # noqa: E402
+
+SHARED = shared_dir(required=False)
+
+
+@pytest.fixture(scope="session")
+def shared():
+    if SHARED is None:
+        pytest.skip("../shared (datasets and corpora) is absent; set ZHBERT_SHARED to run data tests")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def datasets_dir(shared):
+    return shared / "datasets"
+
+
+@pytest.fixture(scope="session")
+def peoples_daily():
+    from zhbert.data import read_peoples_daily
+
+    return read_peoples_daily()
+
+
+@pytest.fixture(scope="session")
+def pd_sentences(peoples_daily):
+    """2,500 real People's Daily sentences (every 17th, so the whole month is sampled)."""
+    return [t for t in peoples_daily.select(range(0, len(peoples_daily), 17))["text"]][:2500]
+
+
+@pytest.fixture(scope="session")
+def weibo_posts(datasets_dir):
+    from zhbert.data import read_smp2020_ewect
+
+    return read_smp2020_ewect(str(datasets_dir / "smp2020_ewect_usual" / "dev.tsv"))["text"]
+
+
+@pytest.fixture(scope="session")
+def tokenizer():
+    from zhbert.tokenizer import build_tokenizer
+
+    return build_tokenizer()

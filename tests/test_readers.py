@@ -1,0 +1,181 @@
+"""Every reader loads its real file and matches the counts in SOURCES.md."""
+from collections import Counter
+
+import pytest
+
+from zhbert import data
+from zhbert.tags import check_sequence
+
+
+def test_peoples_daily(peoples_daily):
+    lines = data.read_peoples_daily(split_sentences=False)
+    assert len(lines) == 19484  # SOURCES.md: 19,484 lines
+    assert lines[0]["words"][:3] == ["迈向", "充满", "希望"] and lines[0]["pos"][:3] == ["v", "v", "n"]
+    # surname + given name (江/nr 泽民/nr) form one person
+    row = lines[1]
+    assert {"type": "PER", "start": 12, "end": 15, "text": "江泽民"} in row["entities"]
+    assert {"type": "ORG", "start": 0, "end": 4, "text": "中共中央"} in row["entities"]
+    assert len(peoples_daily) > len(lines)  # paragraphs cut into sentences
+    assert sum(len(t) for t in peoples_daily["text"]) == sum(len(t) for t in lines["text"])  # nothing lost
+    names = peoples_daily.features["ner_tags"].feature.names
+    for tags in peoples_daily.select(range(2000))["ner_tags"]:
+        assert check_sequence([names[t] for t in tags], "BIO") is None
+
+
+def test_peoples_daily_overlap_with_eval_sets(peoples_daily, datasets_dir):
+    pku = data.read_segmented(str(datasets_dir / "sighan2005_icwb2" / "pku_test_gold.utf8"))["text"]
+    kept, removed = data.remove_overlap(peoples_daily, pku)
+    assert len(kept) + removed == len(peoples_daily)
+    # measured: 269 People's Daily sentences also occur in the PKU test, all short boilerplate
+    # ("（新华社北京１月１日电）", "图片新闻"); they are removed and reported in bench/RESULTS.md
+    assert removed == 269
+    key = data.peoples_daily.overlap_key
+    assert not set(map(key, kept["text"])) & set(map(key, pku))
+    ner = [t for f in ("example.dev", "example.test") for t in data.read_char_tagged(str(datasets_dir / "peoples_daily_ner" / f))["text"]]
+    kept2, removed2 = data.remove_overlap(peoples_daily, ner)
+    assert not set(map(key, kept2["text"])) & set(map(key, ner))
+
+
+@pytest.mark.parametrize(
+    "name,expected",
+    [("pku_test_gold", 1944), ("msr_test_gold", 3985), ("as_testing_gold", 14429), ("cityu_test_gold", 1492)],
+)
+def test_sighan_gold(datasets_dir, name, expected):
+    ds = data.read_segmented(str(datasets_dir / "sighan2005_icwb2" / f"{name}.utf8"))
+    assert len(ds) == expected
+    row = ds[0]
+    assert "".join(row["words"]) == row["text"] and len(row["tags"]) == len(row["text"])
+
+
+def test_sighan_raw_and_gold_align(datasets_dir):
+    raw = data.read_lines(str(datasets_dir / "sighan2005_icwb2" / "pku_test.utf8"), keep_empty=False)
+    gold = data.read_segmented(str(datasets_dir / "sighan2005_icwb2" / "pku_test_gold.utf8"))
+    assert len(raw) == len(gold) == 1944
+    assert all(r.replace(" ", "") == g for r, g in zip(raw["text"][:200], gold["text"][:200]))
+
+
+def test_nlpcc2016_weibo_cws(datasets_dir):
+    d = datasets_dir / "nlpcc2016_weibo_cws"
+    assert len(data.read_segmented(str(d / "nlpcc2016-word-seg-train.dat"))) == 20135
+    assert len(data.read_segmented(str(d / "nlpcc2016-wordseg-dev.dat"))) == 2052
+    assert len(data.read_lines(str(d / "nlpcc2016-wordseg-test.dat"))) == 8592
+
+
+def test_peoples_daily_ner(datasets_dir):
+    dev = data.read_char_tagged(str(datasets_dir / "peoples_daily_ner" / "example.dev"))
+    test = data.read_char_tagged(str(datasets_dir / "peoples_daily_ner" / "example.test"))
+    assert (len(dev), sum(map(len, dev["text"]))) == (2318, 109870)
+    assert (len(test), sum(map(len, test["text"]))) == (4636, 219197)
+    assert dev.features["tags"].feature.names == ["O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+
+
+def _raw_b_counts(text):
+    return Counter(line.split("\t")[1][2:] for line in text.split("\n") if "\tB-" in line)
+
+
+def test_msra_split_rule(datasets_dir):
+    import zipfile
+
+    zpath = str(datasets_dir / "msra_ner" / "dh_msra.zip")
+    train, test = data.read_msra_ner(zpath, "train"), data.read_msra_ner(zpath, "test")
+    assert len(train) == 50658 and sum(map(len, train["text"])) == 2169879
+    assert len(test) == 4631 and sum(map(len, test["text"])) == 172601
+    assert test[0]["text"].startswith("中共中央致中国致公党十一大的贺词")
+    assert train[-1]["text"].endswith("法国的真实电影节上。")
+    raw = zipfile.ZipFile(zpath).read("dh_msra.txt").decode("utf-8")
+    split_at = raw.index("中\tB-ORG\n共\tI-ORG\n中\tI-ORG\n央\tI-ORG\n致", 13_000_000 // 3)
+    assert _raw_b_counts(raw[:split_at]) == {"PER": 17615, "LOC": 36517, "ORG": 20571}  # SOURCES.md
+    # a handful of I-PER after O are read as B-PER (conlleval convention): a few more entities
+    got = Counter(e["type"] for es in train["entities"] for e in es)
+    assert got["LOC"] == 36517 and 0 <= got["PER"] - 17615 <= 10 and 0 <= got["ORG"] - 20571 <= 10
+    alt = data.read_char_tagged(str(datasets_dir / "msra_ner" / "msra_test_bio.txt"), sep="\t")
+    assert len(alt) == 3442 and sum(map(len, alt["text"])) == 172601
+
+
+def test_resume_and_weibo_ner(datasets_dir):
+    counts = {"train": 3821, "dev": 463, "test": 477}
+    for split, n in counts.items():
+        ds = data.read_char_tagged(str(datasets_dir / "resume_ner" / f"{split}.char.bmes"), merge_split_spans=True)
+        merged = 2 if split == "train" else 0  # two entities broken by a sentence split are joined
+        assert len(ds) == n - merged
+        assert "B-NAME" in ds.features["tags"].feature.names and "M-NAME" in ds.features["tags"].feature.names
+    assert sum(map(len, data.read_char_tagged(str(datasets_dir / "resume_ner" / "train.char.bmes"), merge_split_spans=True)["text"])) == 124099
+    chars = {"train": 73778, "dev": 14509, "test": 14842}
+    for split, n in {"train": 1350, "dev": 270, "test": 270}.items():
+        ds = data.read_char_tagged(
+            str(datasets_dir / "weibo_ner" / f"weiboNER_2nd_conll.{split}"), sep="\t", position_digits=True, repair_bio=True
+        )
+        assert len(ds) == n
+        assert sum(len(t) for t in ds["tokens"]) == chars[split]
+        assert "B-PER.NAM" in ds.features["tags"].feature.names
+
+
+def test_resume_without_repair_names_the_line(datasets_dir):
+    with pytest.raises(data.DataFormatError if hasattr(data, "DataFormatError") else Exception, match=r"train\.char\.bmes:\d+: invalid BMES"):
+        data.read_char_tagged(str(datasets_dir / "resume_ner" / "train.char.bmes"))
+
+
+def test_cluener(datasets_dir):
+    for split, n in {"train": 10748, "dev": 1343, "test": 1345}.items():
+        ds = data.read_cluener(str(datasets_dir / "cluener2020" / f"{split}.json"))
+        assert len(ds) == n
+    dev = data.read_cluener(str(datasets_dir / "cluener2020" / "dev.json"))
+    first = dev[0]
+    assert {"type": "name", "start": 0, "end": 3, "text": "彭小军"} in first["entities"]  # inclusive [0, 2] in the file
+    for row in dev:
+        for e in row["entities"]:
+            assert row["text"][e["start"]:e["end"]] == e["text"]
+
+
+def test_pairs(datasets_dir):
+    d = datasets_dir
+    afqmc = data.read_pair_tsv(str(d / "afqmc" / "train.txt"))
+    assert len(afqmc) == 34334 and Counter(afqmc["label"]) == {0: 23761, 1: 10573}
+    assert len(data.read_pair_tsv(str(d / "afqmc" / "dev.txt"))) == 4316
+    assert set(data.read_pair_tsv(str(d / "afqmc" / "test.txt"), has_label=False)["label"]) == {-1}
+    assert Counter(data.read_pair_tsv(str(d / "lcqmc" / "dev.txt"))["label"]) == {1: 4402, 0: 4400}
+    assert len(data.read_pair_tsv(str(d / "lcqmc" / "test.txt"))) == 12500
+    assert Counter(data.read_pair_tsv(str(d / "bq_corpus" / "dev.tsv"))["label"]) == {0: 5000, 1: 5000}
+    assert len(data.read_pair_tsv(str(d / "bq_corpus" / "test.tsv"), has_label=False)) == 10000
+    assert Counter(data.read_pawsx(str(d / "pawsx_zh" / "dev_2k.tsv"))["label"]) == {1: 853, 0: 1147}
+    assert Counter(data.read_pawsx(str(d / "pawsx_zh" / "test_2k.tsv"))["label"]) == {1: 894, 0: 1106}
+    ocnli = data.read_ocnli(str(d / "ocnli" / "train.50k.json"))
+    assert len(ocnli) == 50486 and Counter(ocnli["label"])[-1] == 49  # "-" kept as -1
+    assert len(data.read_ocnli(str(d / "ocnli" / "train.50k.json"), drop_no_majority=True)) == 50486 - 49
+    assert Counter(data.read_ocnli(str(d / "ocnli" / "train.10k.json"))["label"]) == {1: 3434, 0: 3309, 2: 3242, -1: 15}
+    sts = data.read_sts(str(d / "sts_b_zh" / "sts-b-train.txt"))
+    assert len(sts) == 5231 and max(sts["label"]) == 5.0
+
+
+def test_weibo_tagging(datasets_dir):
+    d = datasets_dir
+    usual = {s: data.read_smp2020_ewect(str(d / "smp2020_ewect_usual" / f"{s}.tsv")) for s in ("train", "dev", "test")}
+    assert Counter(usual["train"]["label"]) == {1: 8343, 0: 5749, 2: 5378, 3: 4990, 5: 2086, 4: 1220}
+    assert (len(usual["dev"]), len(usual["test"])) == (2000, 5000)
+    kept, removed = data.drop_overlap(usual["train"], [usual["dev"], usual["test"]])
+    assert removed >= 162 + 287 - 20 and len(kept) == 27766 - removed  # SOURCES: 162 + 287 rows, some in both
+    virus = data.read_smp2020_ewect(str(d / "smp2020_ewect_virus" / "virus_train.txt"))  # JSON array form
+    assert Counter(virus["label"]) == {2: 4423, 0: 1460, 1: 1322, 3: 649, 4: 555, 5: 197}  # "neural" -> neutral
+    assert len(data.read_smp2020_ewect(str(d / "smp2020_ewect_virus" / "virus_test_labeled_uer.tsv"))) == 3000
+    clue = data.read_clue_emotion(str(d / "clue_emotion2020" / "valid.txt"))
+    assert len(clue) == 3966
+
+
+def test_nlpcc2014_multilabel(datasets_dir):
+    d = datasets_dir / "nlpcc2014_weibo_emotion"
+    train = data.read_nlpcc2014_emotion(str(d / "Training data for Emotion Expression Identification.xml"))
+    assert len(train) == 1000 and sum(len(x) for x in train["sentences"]) == 3454
+    assert Counter(train["primary"])["like"] == 365 and sum(len(x) == 2 for x in train["labels"]) == 269
+    expr = data.read_nlpcc2014_emotion(str(d / "ExpressionTest.xml"))
+    assert len(expr) == 2000 and sum(len(x) == 2 for x in expr["labels"]) == 595
+    cls = data.read_nlpcc2014_emotion(str(d / "EmotionClassificationTest.xml"))
+    assert len(cls) == 6000 and Counter(cls["primary"])["none"] == 3603
+    # SOURCES counts 354 posts with a second emotion; one repeats its first, so 353 have two labels
+    assert sum(len(x) == 2 for x in cls["labels"]) == 353
+    assert train[1]["labels"] == [train.features["labels"].feature.str2int("like"), train.features["labels"].feature.str2int("disgust")]
+
+
+def test_corpus(shared):
+    ds = data.read_corpus(str(shared / "corpora" / "weibo_senti_sample"))
+    assert len(ds) == 2325 and sum(map(len, ds["text"])) == 152927  # SOURCES.md
+    assert set(ds["source"]) == {"weibo_senti_sample"}

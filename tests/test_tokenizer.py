@@ -1,0 +1,41 @@
+"""The tokenizer is a plain BertTokenizerFast with a full vocabulary and low [UNK]."""
+from transformers import AutoTokenizer
+
+from zhbert.tokenizer import build_tokenizer, encode, load_tokenizer, unk_rate
+
+
+def test_full_vocabulary_not_the_vocab_file_trap(tokenizer):
+    assert len(tokenizer) == 21128
+    assert tokenizer.convert_tokens_to_ids("中") != tokenizer.unk_token_id
+    assert tokenizer.tokenize("中华人民共和国") == list("中华人民共和国")
+
+
+def test_saved_tokenizer_loads_in_plain_transformers(tmp_path, tokenizer):
+    tokenizer.save_pretrained(tmp_path)
+    plain = AutoTokenizer.from_pretrained(str(tmp_path))
+    text = "新华社北京1月1日电，iPhone15发布于2023年。"
+    assert plain(text)["input_ids"] == tokenizer(text)["input_ids"]
+    assert load_tokenizer(tmp_path).vocab == tokenizer.vocab
+
+
+def test_one_token_per_han_character_wordpiece_for_latin(tokenizer):
+    enc = encode(tokenizer, "iPhone15发布于2023年")
+    assert enc.tokens == ("iphone", "##15", "发", "布", "于", "202", "##3", "年")
+    assert enc.offsets[0] == (0, 6)
+    # an emoji does not turn a Latin word into [UNK]
+    enc = encode(tokenizer, "abc123😀")
+    assert enc.tokens[:2] == ("abc", "##123") and enc.tokens[-1] == "[UNK]"
+
+
+def test_batch_equals_one_by_one(tokenizer, pd_sentences):
+    texts = list(pd_sentences[:50]) + ["", "😀", "ＡＢＣ１２３"]
+    batch = encode(tokenizer, texts)
+    assert [b.ids for b in batch] == [encode(tokenizer, t).ids for t in texts]
+
+
+def test_unk_rate_on_real_text(tokenizer, pd_sentences, weibo_posts):
+    pd_rate, _, pd_n = unk_rate(tokenizer, pd_sentences)
+    wb_rate, _, wb_n = unk_rate(tokenizer, weibo_posts)
+    assert pd_n > 50_000 and wb_n > 20_000
+    assert pd_rate < 0.002, pd_rate  # People's Daily: almost no [UNK]
+    assert wb_rate < 0.01, wb_rate  # Weibo: emoji are the bulk of [UNK]

@@ -1,0 +1,101 @@
+"""The ``zhbert`` command line (typer). Each subcommand is a thin layer over a
+Python function so everything the CLI does is also importable."""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+app = typer.Typer(
+    name="zhbert",
+    help="Chinese BERT: pretrain with Chinese masking, fine-tune task heads, predict, demo.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.secho(f"zhbert: error: {message}", fg=typer.colors.RED, err=True)
+    raise typer.Exit(code)
+
+
+def _not_yet(command: str, issue: int) -> None:
+    _fail(f"'{command}' is planned but not available in this version (tracked in issue {issue})", code=2)
+
+
+@app.command()
+def info(model: str = typer.Argument(..., help="bundled model name or a local model folder")) -> None:
+    """Config and parameter count (embeddings / attention / feed-forward / heads)."""
+    from .model_info import describe
+
+    try:
+        typer.echo(json.dumps(describe(model), ensure_ascii=False, indent=2))
+    except (FileNotFoundError, KeyError, OSError, ValueError) as e:
+        _fail(str(e).strip("'\""))
+
+
+@app.command()
+def demo(
+    host: str = typer.Option("127.0.0.1", help="address to listen on"),
+    port: int = typer.Option(7860, help="port"),
+) -> None:
+    """Launch the Gradio demo over the bundled models."""
+    from .models_registry import missing_bundled
+
+    missing = missing_bundled()
+    if missing:
+        lines = [f"  {name}: missing at {path}; make it with: {how}" for name, path, how in missing]
+        _fail("the demo needs the bundled default models, and these are missing:\n" + "\n".join(lines))
+    _not_yet("demo", 6)
+
+
+@app.command()
+def pretrain(
+    corpus: Optional[List[Path]] = typer.Option(None, help="text files or folders, one document per line"),
+) -> None:
+    """Masked-LM pretraining (char / wwm / ernie / ngram masking, optional NSP)."""
+    _not_yet("pretrain", 3)
+
+
+@app.command()
+def train(task: str = typer.Argument(..., help="cws, tagging, ner or matching")) -> None:
+    """Fine-tune a task head (runs the recipe in recipes/)."""
+    _not_yet("train", 5)
+
+
+@app.command()
+def predict(
+    model: str = typer.Option(..., "--model", help="bundled model name or a model folder"),
+    file: str = typer.Argument("-", help="input file, one text per line, or - for stdin"),
+) -> None:
+    """Predict with a model: one text per line in, JSON lines out."""
+    _not_yet("predict", 6)
+
+
+@app.command("fill-mask")
+def fill_mask(text: str = typer.Argument(..., help="text with [MASK] tokens")) -> None:
+    """Top-k candidates for each [MASK]."""
+    _not_yet("fill-mask", 6)
+
+
+@app.command()
+def probe(model: str = typer.Argument(..., help="model folder")) -> None:
+    """Layer-wise linear probes (POS, entities, word boundaries, pairs)."""
+    _not_yet("probe", 7)
+
+
+@app.command()
+def study(name: str = typer.Argument(..., help="modes or masking")) -> None:
+    """Application-mode and masking studies."""
+    _not_yet("study", 7)
+
+
+def main() -> None:  # console-script entry point
+    app()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

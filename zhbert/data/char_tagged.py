@@ -1,0 +1,227 @@
+"""Character-per-line tagged files (CoNLL style): NER in BIO, BIOES or BMES.
+
+One ``char<sep>tag`` per line, a blank line between sentences. Used by People's
+Daily NER (space), MSRA and Weibo NER (tab), Resume NER (space, BMES). Weibo NER's
+second-version files write each character followed by a digit (its position in
+its word, ``科0``): ``position_digits=True`` strips it.
+
+Unlike ``datasets``' built-in ``conll`` loader, a wrong column count, an unknown
+tag or an illegal transition (``I-LOC`` after ``O``, an unclosed ``B-`` in BMES)
+is an error naming the file and line, never padded or cut.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from datasets import ClassLabel, Dataset, Features, List, Value
+
+from ..errors import DataFormatError, ErrorPolicy, logger
+from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
+from .build import build_dataset
+from .source import iter_lines, read_text, read_zip_member
+
+__all__ = ["read_char_tagged", "read_msra_ner", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES"]
+
+ENTITY_FEATURE = List({"type": Value("string"), "start": Value("int32"), "end": Value("int32"), "text": Value("string")})
+
+# SOURCES.md, "MSRA NER: train/test rule": dh_msra.txt is zh-NER-TF train_data
+# followed by test_data; train is the first 50,658 sentences.
+MSRA_TRAIN_SENTENCES = 50658
+
+
+def _features(labels: list[str]) -> Features:
+    return Features(
+        {
+            "id": Value("int32"),
+            "text": Value("string"),
+            "tokens": List(Value("string")),
+            "tags": List(ClassLabel(names=labels)),
+            "entities": ENTITY_FEATURE,
+        }
+    )
+
+
+def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
+    parts = line.split(sep) if sep is not None else line.split()
+    if len(parts) != 2:
+        raise DataFormatError(name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {line!r}")
+    char, tag = parts
+    if position_digits:
+        if len(char) < 2 or not char[-1].isdigit():
+            raise DataFormatError(name, lineno, f"expected a character followed by a position digit, found {char!r}")
+        char = char[:-1]
+    # a few real lines hold more than one code point for one source character
+    # (Weibo NER writes a broken emoji as two U+FFFD); it stays one token
+    return char, tag
+
+
+def _sentences(lines, name: str, sep: str | None, position_digits: bool) -> Iterator[tuple[int, list[str], list[str], list[int]]]:
+    chars: list[str] = []
+    tags: list[str] = []
+    linenos: list[int] = []
+    for lineno, line in lines:
+        if not line.strip():
+            if chars:
+                yield linenos[0], chars, tags, linenos
+                chars, tags, linenos = [], [], []
+            continue
+        c, t = _split_line(line, sep, name, lineno, position_digits)
+        chars.append(c)
+        tags.append(t)
+        linenos.append(lineno)
+    if chars:
+        yield linenos[0], chars, tags, linenos
+
+
+def _merge_split_spans(sentences, scheme: str, merged: list[int]):
+    """Join a sentence that ends inside an open span with the next one.
+
+    Resume NER's release breaks sentences at 。 even inside an organisation name
+    (``俄罗斯圣。彼得堡…``); the span continues on the next sentence. ``merged``
+    collects the line numbers where this happened so callers can report them.
+    """
+    pending = None
+    for sent in sentences:
+        if pending is not None:
+            first, chars, tags, linenos = pending
+            sent = (first, chars + sent[1], tags + sent[2], linenos + sent[3])
+            pending = None
+        if scheme != "BIO" and sent[2] and sent[2][-1].partition("-")[0] in ("B", "I", "M"):
+            merged.append(sent[3][-1])
+            pending = sent
+            continue
+        yield sent
+    if pending is not None:
+        yield pending
+
+
+def _repair_bio(tags: list[str], repaired: list[int], linenos: list[int]) -> list[str]:
+    """conlleval semantics: an ``I-X`` that continues no ``X`` span starts one."""
+    out = list(tags)
+    for i, t in enumerate(out):
+        if t.startswith("I-"):
+            prev = out[i - 1] if i else "O"
+            if prev == "O" or prev[2:] != t[2:]:
+                out[i] = "B-" + t[2:]
+                repaired.append(linenos[i])
+    return out
+
+
+def _examples(sentences, name: str, scheme: str, labels: set[str], policy: ErrorPolicy, start_id: int = 0, repaired: list[int] | None = None):
+    for k, (first, chars, tags, linenos) in enumerate(sentences):
+        if repaired is not None and scheme == "BIO":
+            tags = _repair_bio(tags, repaired, linenos)
+        try:
+            for t, ln in zip(tags, linenos):
+                if t not in labels:
+                    raise DataFormatError(name, ln, f"unknown tag {t!r} for {scheme} (known: {', '.join(sorted(labels))})")
+            bad = check_sequence(tags, scheme)
+            if bad is not None:
+                i, problem = bad
+                raise DataFormatError(name, linenos[i], f"invalid {scheme} sequence: {problem}")
+        except DataFormatError as e:
+            policy.handle(e)
+            continue
+        text = "".join(chars)
+        starts = [0]
+        for c in chars:
+            starts.append(starts[-1] + len(c))
+        entities = []
+        for typ, s, e in tags_to_spans(tags, scheme):
+            cs, ce = starts[s], starts[e]
+            entities.append({"type": typ, "start": cs, "end": ce, "text": text[cs:ce]})
+        yield {"id": start_id + k, "text": text, "tokens": chars, "tags": tags, "entities": entities}
+
+
+def _scan(lines, name, sep, position_digits):
+    """Tag set of a file (for ClassLabel names) in one fast pass."""
+    found: set[str] = set()
+    for lineno, line in lines:
+        if line.strip():
+            found.add(_split_line(line, sep, name, lineno, position_digits)[1])
+    return found
+
+
+def _gen_file(paths, policy, scheme, labels, sep, position_digits, merge_split_spans, repair_bio):
+    (path,) = paths
+    sentences = _sentences(iter_lines(path), path, sep, position_digits)
+    if merge_split_spans:
+        merged: list[int] = []
+        sentences = _merge_split_spans(sentences, scheme, merged)
+    repaired: list[int] | None = [] if repair_bio else None
+    yield from _examples(sentences, path, scheme, set(labels), policy, repaired=repaired)
+    if repaired:
+        logger.info("%s: %d I- tag(s) continuing no span read as B- (lines %s)", path, len(repaired), repaired[:5])
+    if merge_split_spans and merged:
+        logger.info("%s: joined %d sentence(s) broken inside an entity (lines %s)", path, len(merged), merged[:5])
+
+
+def read_char_tagged(
+    path: str,
+    scheme: str = "auto",
+    types: list[str] | None = None,
+    sep: str | None = None,
+    position_digits: bool = False,
+    merge_split_spans: bool = False,
+    repair_bio: bool = False,
+    on_error: str = "raise",
+) -> Dataset:
+    """Read a char-per-line tagged file into ``id, text, tokens, tags, entities``.
+
+    ``types``: the entity types allowed; when None they are taken from the file.
+    ``sep``: the column separator, default any whitespace.
+    ``merge_split_spans``: join a sentence that ends inside an open BMES/BIOES span
+    with the next one (Resume NER's train file has 2); otherwise it is an error.
+    ``repair_bio``: read an ``I-X`` that continues no ``X`` span as ``B-X`` (the
+    conlleval convention; Weibo NER's 2nd-version train has 8 such posts);
+    otherwise it is an error.
+    """
+    path = str(path)
+    if scheme == "auto" or types is None:
+        found = _scan(iter_lines(path), path, sep, position_digits)
+        if scheme == "auto":
+            scheme = detect_scheme(found)
+        if types is None:
+            types = sorted({t for t in (_type_or_none(x, scheme, path) for x in found) if t})
+    labels = labels_for(types, scheme)
+    return build_dataset(
+        _gen_file, _features(labels), [path], on_error=on_error,
+        scheme=scheme, labels=labels, sep=sep, position_digits=position_digits,
+        merge_split_spans=merge_split_spans, repair_bio=repair_bio,
+    )
+
+
+def _type_or_none(tag: str, scheme: str, path: str) -> str | None:
+    try:
+        return parse_tag(tag, scheme)[1]
+    except ValueError:
+        return None  # reported with its line when the file is read
+
+
+def _gen_msra(paths, policy, split, labels, repair_bio):
+    (member_path,) = paths
+    zip_path, member = member_path.split("!", 1)
+    name, text = read_zip_member(zip_path, member)
+    sentences = _sentences(iter_lines(name, text), name, "\t", False)
+    # the split counts every sentence of the file, valid or not
+    chosen = (sent for k, sent in enumerate(sentences) if (k < MSRA_TRAIN_SENTENCES) == (split == "train"))
+    repaired: list[int] | None = [] if repair_bio else None
+    yield from _examples(chosen, name, "BIO", set(labels), policy, repaired=repaired)
+    if repaired:
+        logger.info("%s: %d I- tag(s) continuing no span read as B- (lines %s)", name, len(repaired), repaired[:5])
+
+
+def read_msra_ner(zip_path: str, split: str, repair_bio: bool = True, on_error: str = "raise") -> Dataset:
+    """MSRA NER from SophonPlus ``dh_msra.zip`` split by the rule in SOURCES.md.
+
+    ``split="train"``: the first 50,658 sentences; ``split="test"``: the rest.
+    (``msra_test_bio.txt`` is another rendering of the same test set; read it with
+    :func:`read_char_tagged`.) ``repair_bio`` as in :func:`read_char_tagged`:
+    the release has a few ``I-PER`` tags after ``O``.
+    """
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    labels = labels_for(["LOC", "ORG", "PER"], "BIO")
+    return build_dataset(
+        _gen_msra, _features(labels), [f"{zip_path}!dh_msra.txt"], on_error=on_error, split=split, labels=labels, repair_bio=repair_bio
+    )

@@ -1,0 +1,86 @@
+"""JSON in the shapes our datasets use, with line numbers for every record.
+
+Handles JSON lines, pretty-printed objects one after another (CLUENER) and a
+single top-level array (SMP2020-EWECT "virus"), yielding ``(line, value)``.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Iterator
+
+from ..errors import DataFormatError
+
+_decoder = json.JSONDecoder()
+_WS = " \t\n\r"
+
+
+def _skip_ws(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in _WS:
+        pos += 1
+    return pos
+
+
+def iter_json_records(text: str, name: str) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line, value)`` for each top-level value (or array element)."""
+    pos = _skip_ws(text, 0)
+    line_of = _LineCounter(text)
+    if pos < len(text) and text[pos] == "[":
+        yield from _iter_array(text, pos + 1, name, line_of)
+        return
+    while pos < len(text):
+        try:
+            value, end = _decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise DataFormatError(name, e.lineno, f"invalid JSON: {e.msg}") from None
+        yield line_of(pos), value
+        pos = _skip_ws(text, end)
+
+
+def _iter_array(text: str, pos: int, name: str, line_of) -> Iterator[tuple[int, Any]]:
+    pos = _skip_ws(text, pos)
+    if pos < len(text) and text[pos] == "]":
+        return
+    while True:
+        try:
+            value, end = _decoder.raw_decode(text, pos)
+        except json.JSONDecodeError as e:
+            raise DataFormatError(name, e.lineno, f"invalid JSON in array: {e.msg}") from None
+        yield line_of(pos), value
+        pos = _skip_ws(text, end)
+        if pos >= len(text):
+            raise DataFormatError(name, line_of(pos), "array is not closed with ']'")
+        if text[pos] == "]":
+            rest = _skip_ws(text, pos + 1)
+            if rest < len(text):
+                raise DataFormatError(name, line_of(rest), "data after the closing ']'")
+            return
+        if text[pos] != ",":
+            raise DataFormatError(name, line_of(pos), f"expected ',' or ']' in array, found {text[pos]!r}")
+        pos = _skip_ws(text, pos + 1)
+
+
+class _LineCounter:
+    """Line number of a character position, counting forward incrementally."""
+
+    def __init__(self, text: str):
+        self.text, self.pos, self.line = text, 0, 1
+
+    def __call__(self, pos: int) -> int:
+        if pos < self.pos:
+            self.pos, self.line = 0, 1
+        self.line += self.text.count("\n", self.pos, pos)
+        self.pos = pos
+        return self.line
+
+
+def require(record: Any, key: str, kind: type | tuple[type, ...], name: str, line: int) -> Any:
+    """``record[key]`` checked for presence and type; error names file and line."""
+    if not isinstance(record, dict):
+        raise DataFormatError(name, line, f"expected a JSON object, got {type(record).__name__}")
+    if key not in record:
+        raise DataFormatError(name, line, f"missing field {key!r}")
+    value = record[key]
+    if not isinstance(value, kind):
+        want = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise DataFormatError(name, line, f"field {key!r} should be {want}, got {type(value).__name__}")
+    return value

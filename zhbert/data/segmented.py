@@ -1,0 +1,70 @@
+"""Word-segmented text (SIGHAN-2005 gold, NLPCC-2016 Weibo): words split by spaces.
+
+SIGHAN files separate words by one or two ASCII spaces, the AS corpus by the
+ideographic space U+3000; ``str.split()`` handles all of them. Each example gets
+character BMES tags (untyped) for training segmenters. Unsegmented raw files (the
+test inputs) are read with :func:`read_lines`.
+"""
+from __future__ import annotations
+
+from datasets import ClassLabel, Dataset, Features, List, Value
+
+from ..errors import DataFormatError
+from ..tags import labels_for
+from .build import build_dataset
+from .source import iter_lines
+
+__all__ = ["read_segmented", "read_lines", "words_to_bmes", "SEGMENTED_FEATURES"]
+
+BMES = labels_for([], "BMES-untyped")
+SEGMENTED_FEATURES = Features(
+    {
+        "id": Value("int32"),
+        "text": Value("string"),
+        "words": List(Value("string")),
+        "tokens": List(Value("string")),
+        "tags": List(ClassLabel(names=BMES)),
+    }
+)
+
+
+def words_to_bmes(words: list[str]) -> list[str]:
+    tags: list[str] = []
+    for w in words:
+        tags.extend(["S"] if len(w) == 1 else ["B"] + ["M"] * (len(w) - 2) + ["E"])
+    return tags
+
+
+def _gen_segmented(paths, policy, keep_empty):
+    (path,) = paths
+    for lineno, line in iter_lines(path):
+        words = line.split()
+        if not words:
+            if keep_empty:
+                yield {"id": lineno, "text": "", "words": [], "tokens": [], "tags": []}
+            continue
+        text = "".join(words)
+        yield {"id": lineno, "text": text, "words": words, "tokens": list(text), "tags": words_to_bmes(words)}
+
+
+def read_segmented(path: str, keep_empty: bool = False, on_error: str = "raise") -> Dataset:
+    """One sentence per line, words separated by whitespace.
+
+    ``id`` is the line number. Blank lines carry no words; they are kept as empty
+    rows only with ``keep_empty=True`` (so line-aligned files stay aligned).
+    """
+    return build_dataset(_gen_segmented, SEGMENTED_FEATURES, [str(path)], on_error=on_error, keep_empty=keep_empty)
+
+
+def _gen_lines(paths, policy, keep_empty):
+    (path,) = paths
+    for lineno, line in iter_lines(path):
+        if not line.strip() and not keep_empty:
+            continue
+        yield {"id": lineno, "text": line}
+
+
+def read_lines(path: str, keep_empty: bool = True, on_error: str = "raise") -> Dataset:
+    """Raw text, one example per line (``id`` = line number)."""
+    features = Features({"id": Value("int32"), "text": Value("string")})
+    return build_dataset(_gen_lines, features, [str(path)], on_error=on_error, keep_empty=keep_empty)

@@ -1,0 +1,77 @@
+"""Errors that name where bad input came from.
+
+Every reader raises :class:`DataFormatError` for malformed input; the message is
+always ``"<file>:<line>: <problem>"`` so a user can jump straight to the line.
+"""
+from __future__ import annotations
+
+import logging
+import warnings
+from dataclasses import dataclass, field
+
+logger = logging.getLogger("zhbert")
+
+
+class ZhbertError(Exception):
+    """Base class for errors raised by zhbert on bad input or bad set-up."""
+
+
+class DataFormatError(ZhbertError, ValueError):
+    """A data file is malformed; names the file, the 1-based line and the problem."""
+
+    def __init__(self, path: str, line: int | None, problem: str):
+        self.path = str(path)
+        self.line = line
+        self.problem = problem
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {problem}")
+
+
+class ModelLoadError(ZhbertError, OSError):
+    """A model folder is missing, incomplete or corrupted; names the path."""
+
+
+@dataclass
+class BadLineReport:
+    """Collects skipped lines when a caller asks a reader to skip bad input.
+
+    Nothing is dropped silently: the report is logged and returned so callers can
+    print ``count`` and the first few line numbers.
+    """
+
+    path: str
+    errors: list[DataFormatError] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.errors)
+
+    def first_lines(self, n: int = 5) -> list[int | None]:
+        return [e.line for e in self.errors[:n]]
+
+    def summary(self) -> str:
+        if not self.errors:
+            return f"{self.path}: no bad lines"
+        first = ", ".join(str(x) for x in self.first_lines())
+        return f"{self.path}: skipped {self.count} bad record(s) (first lines: {first}); first problem: {self.errors[0].problem}"
+
+
+class ErrorPolicy:
+    """``raise`` (default) stops at the first bad record; ``skip`` records and goes on."""
+
+    def __init__(self, path: str, on_error: str = "raise"):
+        if on_error not in ("raise", "skip"):
+            raise ValueError(f"on_error must be 'raise' or 'skip', got {on_error!r}")
+        self.on_error = on_error
+        self.report = BadLineReport(str(path))
+
+    def handle(self, error: DataFormatError) -> None:
+        if self.on_error == "raise":
+            raise error
+        self.report.errors.append(error)
+
+    def finish(self) -> BadLineReport:
+        if self.report.count:
+            logger.warning(self.report.summary())
+            warnings.warn(self.report.summary(), stacklevel=3)
+        return self.report

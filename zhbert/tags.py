@@ -1,0 +1,163 @@
+"""Tag schemes for character tagging: BIO (IOB2), BIOES and BMES.
+
+One place knows which transitions are legal, how tags become spans and spans
+become tags; readers, the CRF's constrained decoding and metrics all use it.
+Tags are ``O`` or ``<prefix>-<TYPE>``; untyped BMES (word segmentation) uses bare
+``B``/``M``/``E``/``S``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+SCHEMES = {
+    "BIO": {"begin": "B", "inside": "I", "end": None, "single": None},
+    "BIOES": {"begin": "B", "inside": "I", "end": "E", "single": "S"},
+    "BMES": {"begin": "B", "inside": "M", "end": "E", "single": "S"},
+}
+
+__all__ = ["SCHEMES", "parse_tag", "labels_for", "check_sequence", "tags_to_spans", "spans_to_tags", "detect_scheme", "allowed_transitions"]
+
+
+def parse_tag(tag: str, scheme: str) -> tuple[str, str | None]:
+    """Split a tag into (prefix, type); raise ``ValueError`` if not of the scheme."""
+    if tag == "O" and scheme != "BMES-untyped":
+        return "O", None
+    if scheme == "BMES-untyped":
+        if tag in ("B", "M", "E", "S"):
+            return tag, None
+        raise ValueError(f"tag {tag!r} is not one of B, M, E, S")
+    spec = SCHEMES[scheme]
+    prefixes = {p for p in spec.values() if p}
+    prefix, sep, typ = tag.partition("-")
+    if not sep or prefix not in prefixes or not typ:
+        raise ValueError(f"tag {tag!r} is not valid in {scheme} (expected O or {'/'.join(sorted(prefixes))}-TYPE)")
+    return prefix, typ
+
+
+def labels_for(types: Iterable[str], scheme: str) -> list[str]:
+    """All tags of a scheme over ``types``, ``O`` first, stable order."""
+    if scheme == "BMES-untyped":
+        return ["B", "M", "E", "S"]
+    spec = SCHEMES[scheme]
+    prefixes = [spec[k] for k in ("begin", "inside", "end", "single") if spec[k]]
+    return ["O"] + [f"{p}-{t}" for t in sorted(set(types)) for p in prefixes]
+
+
+def _state(prefix: str, scheme: str) -> str:
+    """'open' if a span continues after this tag, 'closed' otherwise."""
+    if scheme == "BIO":
+        return "closed" if prefix == "O" else "open-bio"
+    if prefix in ("B", "I", "M"):
+        return "open"
+    return "closed"
+
+
+def check_sequence(tags: Sequence[str], scheme: str) -> tuple[int, str] | None:
+    """First illegal position ``(index, problem)`` in a tag sequence, or None."""
+    scheme_key = scheme
+    prev_prefix, prev_type = "O" if scheme != "BMES-untyped" else "S", None
+    for i, tag in enumerate(tags):
+        try:
+            prefix, typ = parse_tag(tag, scheme_key)
+        except ValueError as e:
+            return i, str(e)
+        prev_open = scheme != "BIO" and prev_prefix in ("B", "I", "M")
+        if scheme == "BIO":
+            if prefix == "I" and (prev_prefix == "O" or prev_type != typ):
+                return i, f"{tag} follows {'O' if prev_prefix == 'O' else prev_prefix + '-' + str(prev_type)}; I-X must continue B-X or I-X"
+        else:
+            inside = SCHEMES["BMES" if scheme.startswith("BMES") else scheme]["inside"]
+            if prefix in (inside, "E"):
+                if not prev_open or prev_type != typ:
+                    return i, f"{tag} does not continue an open span (previous tag {tags[i - 1] if i else 'start'})"
+            elif prev_open:
+                return i, f"{tag} starts before the span opened by {tags[i - 1]} is closed with E"
+        prev_prefix, prev_type = prefix, typ
+    if scheme != "BIO" and prev_prefix in ("B", "I", "M"):
+        return len(tags) - 1, f"sequence ends inside an open span ({tags[-1]}); expected E or S"
+    return None
+
+
+def tags_to_spans(tags: Sequence[str], scheme: str) -> list[tuple[str | None, int, int]]:
+    """Spans ``(type, start, end)`` (end exclusive) of a *valid* tag sequence."""
+    spans: list[tuple[str | None, int, int]] = []
+    start, cur = -1, None
+    for i, tag in enumerate(tags):
+        prefix, typ = parse_tag(tag, scheme)
+        if prefix in ("B", "S") or prefix == "O" or (scheme == "BIO" and prefix == "I" and (start < 0 or typ != cur)):
+            if start >= 0 and scheme == "BIO":
+                spans.append((cur, start, i))
+            start, cur = -1, None
+        if prefix == "S":
+            spans.append((typ, i, i + 1))
+        elif prefix == "B" or (scheme == "BIO" and prefix == "I" and start < 0):
+            start, cur = i, typ
+        elif prefix == "E" and start >= 0:
+            spans.append((cur, start, i + 1))
+            start, cur = -1, None
+    if start >= 0 and scheme == "BIO":
+        spans.append((cur, start, len(tags)))
+    return spans
+
+
+def spans_to_tags(length: int, spans: Iterable[tuple[str | None, int, int]], scheme: str) -> list[str]:
+    """Tags for ``length`` positions from non-overlapping spans (end exclusive)."""
+    untyped = scheme == "BMES-untyped"
+    tags = ["S" if untyped else "O"] * length
+    spec = SCHEMES["BMES" if untyped else scheme]
+    for typ, s, e in sorted(spans, key=lambda x: x[1]):
+        if not 0 <= s < e <= length:
+            raise ValueError(f"span ({s}, {e}) outside 0..{length}")
+        if any((t != ("S" if untyped else "O")) for t in tags[s:e]):
+            raise ValueError(f"span ({typ}, {s}, {e}) overlaps another span")
+        suffix = "" if untyped else f"-{typ}"
+        if e - s == 1 and spec["single"]:
+            tags[s] = spec["single"] + suffix
+            continue
+        tags[s] = spec["begin"] + suffix
+        for k in range(s + 1, e):
+            tags[k] = spec["inside"] + suffix
+        if spec["end"]:
+            tags[e - 1] = spec["end"] + suffix
+    return tags
+
+
+def detect_scheme(tags: Iterable[str]) -> str:
+    """Guess BIO / BIOES / BMES from the prefixes used in a file's tags."""
+    prefixes = {t.partition("-")[0] for t in tags if t != "O"}
+    if "M" in prefixes:
+        return "BMES"
+    if prefixes & {"E", "S"}:
+        return "BIOES"
+    return "BIO"
+
+
+def allowed_transitions(labels: Sequence[str], scheme: str) -> tuple[list[bool], list[list[bool]], list[bool]]:
+    """Masks for constrained decoding: (allowed first label, allowed i->j, allowed last label)."""
+    start = [_legal_pair_from_start(l, scheme) for l in labels]
+    trans = [[_legal_pair(a, b, scheme) for b in labels] for a in labels]
+    end = [not (scheme != "BIO" and _opens(l, scheme)) for l in labels]
+    return start, trans, end
+
+
+def _opens(label: str, scheme: str) -> bool:
+    return parse_tag(label, scheme)[0] in ("B", "I", "M")
+
+
+def _legal_pair_from_start(label: str, scheme: str) -> bool:
+    prefix, _ = parse_tag(label, scheme)
+    if scheme == "BIO":
+        return prefix != "I"
+    return prefix not in ("I", "M", "E")
+
+
+def _legal_pair(a: str, b: str, scheme: str) -> bool:
+    # with a valid a, the pair is legal iff b is legal after a; a may itself open a span
+    pa, ta = parse_tag(a, scheme)
+    pb, tb = parse_tag(b, scheme)
+    if scheme == "BIO":
+        return pb != "I" or (pa in ("B", "I") and ta == tb)
+    a_open = pa in ("B", "I", "M")
+    if pb in ("I", "M", "E"):
+        return a_open and ta == tb
+    return not a_open
