@@ -54,10 +54,43 @@ def demo(
 
 @app.command()
 def pretrain(
-    corpus: Optional[List[Path]] = typer.Option(None, help="text files or folders, one document per line"),
+    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
+    output: Path = typer.Option(..., "--output", help="output folder (checkpoints, loss log, final/)"),
+    masking: str = typer.Option("wwm", help="char, wwm, ernie or ngram"),
+    size: str = typer.Option("mini", help="tiny, mini, small, medium or base (from scratch)"),
+    init: Optional[Path] = typer.Option(None, help="continue from this local HF BERT checkpoint folder"),
+    max_length: int = typer.Option(128, help="tokens per packed block"),
+    batch_size: int = typer.Option(64, help="blocks per device per step"),
+    grad_accum: int = typer.Option(1, help="gradient accumulation steps"),
+    learning_rate: float = typer.Option(5e-4),
+    max_steps: int = typer.Option(1000),
+    save_steps: int = typer.Option(200),
+    logging_steps: int = typer.Option(20),
+    seed: int = typer.Option(42),
+    num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
+    max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
+    doc_format: str = typer.Option("line", help="line or blank-line"),
+    user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
+    nsp: bool = typer.Option(False, help="add next-sentence prediction"),
 ) -> None:
-    """Masked-LM pretraining (char / wwm / ernie / ngram masking, optional NSP)."""
-    _not_yet("pretrain", 3)
+    """Masked-LM pretraining (char / wwm / ernie / ngram masking); rerun to resume."""
+    from .errors import DataFormatError
+    from .training.pretrain import PretrainConfig, pretrain as run
+
+    if nsp:
+        _fail("--nsp is not available in this version yet (tracked in issue 3)", code=2)
+    cfg = PretrainConfig(
+        corpus=[str(c) for c in corpus], output=str(output), masking=masking, size=size,
+        init=str(init) if init else None, max_length=max_length, batch_size=batch_size, grad_accum=grad_accum,
+        learning_rate=learning_rate, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
+        seed=seed, num_proc=num_proc, max_docs=max_docs, doc_format=doc_format,
+        user_dict=str(user_dict) if user_dict else None,
+    )
+    try:
+        final = run(cfg)
+    except (DataFormatError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(f"saved {final}")
 
 
 @app.command()

@@ -1,0 +1,86 @@
+"""The four masking strategies; each is a few lines on top of :class:`Masker`.
+
+* ``char``  - every token is a unit (original Chinese BERT).
+* ``wwm``   - whole words from jieba (Chinese-BERT-wwm, Cui et al. 2019).
+* ``ernie`` - ERNIE 1.0 knowledge masking: entity and phrase units (precomputed
+  into ``ernie_ids``, see :mod:`zhbert.masking.units`) mixed with word units.
+* ``ngram`` - spans of n consecutive words, n drawn from ``ngram_probs``
+  (default n=1..3 with p = 0.6, 0.3, 0.1, the skew of ERNIE-Gram / SpanBERT-style
+  n-gram masking), so a segmenter error inside one word does not decide a unit.
+"""
+from __future__ import annotations
+
+import torch
+
+from .base import Masker, MaskingConfig, budget, units_of
+
+__all__ = ["CharMasker", "WholeWordMasker", "ErnieMasker", "NgramMasker", "MASKERS", "get_masker"]
+
+
+class CharMasker(Masker):
+    name = "char"
+    unit_column = None  # each non-special token is its own unit
+
+    def select(self, unit_ids, generator):
+        token_units = torch.where(unit_ids >= 0, torch.arange(unit_ids.numel()), unit_ids)
+        return super().select(token_units, generator)
+
+
+class WholeWordMasker(Masker):
+    name = "wwm"
+    unit_column = "word_ids"
+
+
+class ErnieMasker(Masker):
+    name = "ernie"
+    unit_column = "ernie_ids"
+
+
+class NgramMasker(Masker):
+    name = "ngram"
+    unit_column = "word_ids"
+
+    def __init__(self, config: MaskingConfig | None = None, ngram_probs: tuple[float, ...] = (0.6, 0.3, 0.1)):
+        super().__init__(config)
+        total = sum(ngram_probs)
+        self.ngram_probs = torch.tensor([p / total for p in ngram_probs])
+        self.last_lengths: list[int] = []  # n of each span placed in the last call (after the budget cut)
+        self.last_draws: list[int] = []  # n as drawn from ngram_probs, before the budget cut
+
+    def select(self, unit_ids, generator):
+        words = units_of(unit_ids)  # words in order of appearance
+        n_words = words.numel()
+        selected_words = torch.zeros(n_words, dtype=torch.bool)
+        # the budget counts words, as for wwm, so the masked share stays ~15%
+        target = budget(n_words, self.config.rate, generator)
+        self.last_lengths, self.last_draws = [], []
+        # draw n first, then a free start for that n: rejecting starts instead of
+        # shrinking spans keeps the lengths on the configured distribution (only
+        # the last span is cut to the budget)
+        attempts = 0
+        while int(selected_words.sum()) < target and attempts < 10 * n_words:
+            attempts += 1
+            n = int(torch.multinomial(self.ngram_probs, 1, generator=generator)) + 1
+            self.last_draws.append(n)
+            n = min(n, target - int(selected_words.sum()))
+            free = ~selected_words
+            if n > 1:  # starts whose next n words are all free
+                windows = free.unfold(0, n, 1).all(dim=1) if n <= n_words else torch.zeros(0, dtype=torch.bool)
+            else:
+                windows = free
+            starts = torch.nonzero(windows).flatten()
+            if starts.numel() == 0:
+                continue
+            start = int(starts[torch.randint(starts.numel(), (1,), generator=generator)])
+            selected_words[start : start + n] = True
+            self.last_lengths.append(n)
+        return torch.isin(unit_ids, words[selected_words])
+
+
+MASKERS = {m.name: m for m in (CharMasker, WholeWordMasker, ErnieMasker, NgramMasker)}
+
+
+def get_masker(name: str, config: MaskingConfig | None = None, **kwargs) -> Masker:
+    if name not in MASKERS:
+        raise ValueError(f"unknown masking strategy {name!r}; choose one of {', '.join(MASKERS)}")
+    return MASKERS[name](config, **kwargs)

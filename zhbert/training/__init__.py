@@ -1,0 +1,1 @@
+"""Pretraining and fine-tuning on Hugging Face ``Trainer`` (no hand-written loop)."""

@@ -1,0 +1,187 @@
+"""``zhbert pretrain``: masked-LM pretraining from scratch or from a checkpoint.
+
+Runs on HF ``Trainer``: DDP under ``torchrun``/``accelerate launch`` (gloo on
+CPU, nccl on GPU), checkpoints every ``save_steps`` with crash-safe resume (a
+rerun of the same command continues from the last *complete* checkpoint), a
+JSON-lines loss log and a loss-curve PNG. The result is a plain
+``save_pretrained`` folder that ``AutoModelForMaskedLM`` loads.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from transformers import Trainer, TrainerCallback, TrainingArguments
+
+from ..masking import MaskingConfig, get_masker
+from ..tokenizer import build_tokenizer, load_tokenizer
+from .checkpoints import CompleteCheckpointCallback, latest_complete_checkpoint
+from .mlm_model import SparseBertForMaskedLM
+from .pretrain_data import MaskingCollator, pack, prepare
+from .sizes import bert_config
+
+logger = logging.getLogger("zhbert")
+
+__all__ = ["PretrainConfig", "pretrain", "load_init_model"]
+
+
+@dataclass
+class PretrainConfig:
+    corpus: list[str] = field(default_factory=list)  # text files/folders, one document per line
+    output: str = "runs/pretrain"  # output folder: checkpoints + final model
+    masking: str = "wwm"  # char | wwm | ernie | ngram
+    size: str = "mini"  # tiny | mini | small | medium | base (ignored with init)
+    init: str | None = None  # local HF BERT checkpoint folder to continue from
+    max_length: int = 128  # tokens per packed block
+    batch_size: int = 64  # per device
+    grad_accum: int = 1
+    learning_rate: float = 5e-4
+    warmup: float = 0.06  # fraction of steps
+    weight_decay: float = 0.01
+    max_steps: int = 1000
+    save_steps: int = 200
+    logging_steps: int = 20
+    seed: int = 42
+    num_proc: int = 2  # workers for word-boundary preprocessing
+    max_docs: int | None = None  # use only the first N documents (tests, quick runs)
+    doc_format: str = "line"  # line | blank-line
+    user_dict: str | None = None  # jieba user dictionary (ernie/wwm units)
+    mask_rate: float = 0.15
+    dataloader_workers: int = 0
+
+
+class _EpochSetter(TrainerCallback):
+    """Tell the collator the epoch so masks differ per epoch yet replay on resume."""
+
+    def __init__(self, collator):
+        self.collator = collator
+
+    def on_epoch_begin(self, args, state, control, **kwargs):
+        self.collator.epoch = int(state.epoch or 0)
+
+
+class _LossLog(TrainerCallback):
+    def __init__(self, path: Path):
+        self.path = path
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        if state.is_world_process_zero and logs and "loss" in logs:
+            with open(self.path, "a") as f:
+                f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
+
+
+def load_init_model(init: str):
+    """Continue from any local BERT checkpoint; report heads initialised fresh."""
+    from transformers import AutoConfig
+
+    path = Path(init)
+    if not (path / "config.json").is_file():
+        raise FileNotFoundError(f"{path}: not a model folder (config.json is missing)")
+    config = AutoConfig.from_pretrained(str(path), local_files_only=True)
+    if config.model_type != "bert":
+        raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
+    model, info = SparseBertForMaskedLM.from_pretrained(str(path), local_files_only=True, output_loading_info=True)
+    if info.get("missing_keys"):
+        logger.warning("initialised fresh (not in %s): %s", path, sorted(info["missing_keys"]))
+    if info.get("unexpected_keys"):
+        logger.warning("ignored from %s (not part of a masked LM): %s", path, sorted(info["unexpected_keys"])[:10])
+    return model, info
+
+
+def _plot_loss(log_path: Path, png: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = [json.loads(l) for l in log_path.read_text().splitlines() if l.strip()]
+    if not rows:
+        return
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot([r["step"] for r in rows], [r["loss"] for r in rows], label="training loss (MLM)")
+    ax.set_xlabel("optimizer step")
+    ax.set_ylabel("cross-entropy (nats)")
+    ax.set_title("zhbert pretraining")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+
+
+def pretrain(cfg: PretrainConfig) -> Path:
+    """Run (or resume) pretraining; returns the folder with the final model."""
+    from ..data import read_corpus
+
+    out = Path(cfg.output)
+    out.mkdir(parents=True, exist_ok=True)
+    if cfg.init:
+        tokenizer = load_tokenizer(cfg.init) if (Path(cfg.init) / "tokenizer.json").is_file() or (Path(cfg.init) / "vocab.txt").is_file() else build_tokenizer()
+        model, _ = load_init_model(cfg.init)
+    else:
+        tokenizer = build_tokenizer()
+        torch.manual_seed(cfg.seed)
+        model = SparseBertForMaskedLM(bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length)))
+    if len(tokenizer) > model.config.vocab_size:
+        raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model only {model.config.vocab_size}")
+
+    corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
+    if cfg.max_docs:
+        corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+    prepared = prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
+    blocks = pack(prepared, tokenizer, cfg.max_length, num_proc=cfg.num_proc)
+    masker = get_masker(cfg.masking, MaskingConfig(rate=cfg.mask_rate))
+    collator = MaskingCollator(tokenizer, masker, seed=cfg.seed)
+
+    args = TrainingArguments(
+        output_dir=str(out),
+        max_steps=cfg.max_steps,
+        per_device_train_batch_size=cfg.batch_size,
+        gradient_accumulation_steps=cfg.grad_accum,
+        learning_rate=cfg.learning_rate,
+        warmup_steps=cfg.warmup,
+        weight_decay=cfg.weight_decay,
+        lr_scheduler_type="linear",
+        logging_steps=cfg.logging_steps,
+        save_steps=cfg.save_steps,
+        save_total_limit=2,
+        seed=cfg.seed,
+        data_seed=cfg.seed,
+        report_to=[],
+        remove_unused_columns=False,
+        dataloader_num_workers=cfg.dataloader_workers,
+        use_cpu=not torch.cuda.is_available(),
+        bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
+        disable_tqdm=False,
+    )
+    trainer = Trainer(
+        model=model,
+        args=args,
+        train_dataset=blocks,
+        data_collator=collator,
+        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossLog(out / "loss_log.jsonl")],
+    )
+    resume = latest_complete_checkpoint(out) if trainer.is_world_process_zero() else None
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        holder = [resume]
+        torch.distributed.broadcast_object_list(holder, src=0)
+        resume = holder[0]
+    if resume:
+        logger.warning("resuming from %s", resume)
+    trainer.train(resume_from_checkpoint=resume)
+
+    final = out / "final"
+    if trainer.is_world_process_zero():
+        model = trainer.model
+        model.config.architectures = ["BertForMaskedLM"]
+        model.save_pretrained(final)
+        tokenizer.save_pretrained(final)
+        (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
+        if (out / "loss_log.jsonl").is_file():
+            _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png")
+    return final
