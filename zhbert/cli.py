@@ -126,7 +126,19 @@ def study(name: str = typer.Argument(..., help="modes or masking")) -> None:
     _not_yet("study", 7)
 
 
+def _setup_logging() -> None:
+    import logging
+
+    log = logging.getLogger("zhbert")
+    if not any(isinstance(h, logging.StreamHandler) for h in log.handlers):
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("zhbert: %(levelname)s: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+
+
 def main() -> None:  # console-script entry point
+    _setup_logging()
     app()
 
 

@@ -74,3 +74,32 @@ def latest_complete_checkpoint(output_dir: str | os.PathLike, clean: bool = True
             logger.warning("removing incomplete checkpoint %s (interrupted save)", d)
             shutil.rmtree(d, ignore_errors=True)
     return None
+
+
+class FaultInjection(TrainerCallback):
+    """Kill the process (SIGKILL, like ``kill -9``) to test crash-safe resume.
+
+    Active only when ``ZHBERT_FAULT_AT_STEP`` (kill after that optimizer step) or
+    ``ZHBERT_FAULT_DURING_SAVE`` (truncate that step's weights file, then kill
+    before the checkpoint is marked complete) is set in the environment.
+    """
+
+    def __init__(self):
+        self.at_step = int(os.environ.get("ZHBERT_FAULT_AT_STEP", "0"))
+        self.during_save = int(os.environ.get("ZHBERT_FAULT_DURING_SAVE", "0"))
+
+    @property
+    def active(self) -> bool:
+        return bool(self.at_step or self.during_save)
+
+    def on_step_end(self, args, state, control, **kwargs):
+        if self.at_step and state.global_step == self.at_step:
+            os.kill(os.getpid(), 9)
+
+    def on_save(self, args, state, control, **kwargs):
+        if self.during_save and state.global_step == self.during_save:
+            weights = Path(args.output_dir) / f"checkpoint-{state.global_step}" / "model.safetensors"
+            size = weights.stat().st_size
+            with open(weights, "r+b") as f:
+                f.truncate(size // 2)
+            os.kill(os.getpid(), 9)

@@ -20,7 +20,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..masking import MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, load_tokenizer
-from .checkpoints import CompleteCheckpointCallback, latest_complete_checkpoint
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
 from .mlm_model import SparseBertForMaskedLM
 from .pretrain_data import MaskingCollator, pack, prepare
 from .sizes import bert_config
@@ -166,6 +166,9 @@ def pretrain(cfg: PretrainConfig) -> Path:
         data_collator=collator,
         callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossLog(out / "loss_log.jsonl")],
     )
+    fault = FaultInjection()
+    if fault.active:  # must run before the completion marker is written
+        trainer.callback_handler.callbacks.insert(0, fault)
     resume = latest_complete_checkpoint(out) if trainer.is_world_process_zero() else None
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         holder = [resume]

@@ -1,0 +1,79 @@
+"""kill -9 during training and during a checkpoint save: the rerun resumes from
+the last complete checkpoint and ends with the same weights as an uninterrupted run."""
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from safetensors.torch import load_file
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory, peoples_daily):
+    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
+    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(corpus, out, env_extra=None):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
+    cmd = [
+        sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out),
+        "--size", "tiny", "--max-steps", "12", "--save-steps", "4", "--batch-size", "8",
+        "--logging-steps", "2", "--num-proc", "1", "--masking", "wwm", "--max-length", "64",
+    ]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def reference(corpus_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("ref")
+    r = _run(corpus_file, out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return load_file(str(out / "final" / "model.safetensors"))
+
+
+def _assert_same(a, b):
+    assert a.keys() == b.keys()
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=1e-5, atol=1e-6, msg=k)
+
+
+def test_kill_during_training_then_resume(corpus_file, tmp_path, reference):
+    r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "6"})
+    assert r.returncode == -9  # killed by SIGKILL
+    assert (tmp_path / "checkpoint-4" / "zhbert_complete.json").is_file()
+    assert not (tmp_path / "final").exists()
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resuming from" in r.stderr and "checkpoint-4" in r.stderr
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+
+def test_kill_during_checkpoint_save_then_resume(corpus_file, tmp_path, reference):
+    r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_DURING_SAVE": "8"})
+    assert r.returncode == -9
+    assert (tmp_path / "checkpoint-8").is_dir() and not (tmp_path / "checkpoint-8" / "zhbert_complete.json").exists()
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "removing incomplete checkpoint" in r.stderr and "checkpoint-4" in r.stderr
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+
+def test_result_loads_in_plain_transformers_and_continues(tmp_path, corpus_file):
+    from transformers import AutoModelForMaskedLM, BertConfig, BertForMaskedLM
+
+    # a checkpoint written by plain transformers continues pretraining with zhbert
+    init = tmp_path / "plain"
+    BertForMaskedLM(BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)).save_pretrained(init)
+    out = tmp_path / "continued"
+    env = {**os.environ}
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output", str(out), "--init", str(init),
+           "--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    model = AutoModelForMaskedLM.from_pretrained(str(out / "final"))
+    assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
+    before = BertForMaskedLM.from_pretrained(str(init)).bert.embeddings.word_embeddings.weight
+    assert not torch.equal(before, model.bert.embeddings.word_embeddings.weight)  # it trained
