@@ -46,18 +46,7 @@ def _gen_ewect(paths, policy):
     (path,) = paths
     text = read_text(path)
     if text.lstrip().startswith("["):
-        for line, rec in iter_json_records(text, path):
-            try:
-                content = require(rec, "content", str, path, line)
-                raw = require(rec, "label", str, path, line)
-                name = _EWECT_ALIASES.get(raw, raw)
-                if name not in EWECT_LABELS:
-                    raise DataFormatError(path, line, f"unknown label {raw!r} (expected {', '.join(EWECT_LABELS)})")
-                rid = rec.get("id", line)
-            except DataFormatError as e:
-                policy.handle(e)
-                continue
-            yield {"id": int(rid), "text": content, "label": EWECT_LABELS.index(name)}
+        yield from _json_posts(text, path, policy, EWECT_LABELS, _EWECT_ALIASES)
         return
     lines = iter_lines(path, text)
     _, header = next(lines)
@@ -83,19 +72,25 @@ def read_smp2020_ewect(path: str, on_error: str = "raise") -> Dataset:
     return build_dataset(_gen_ewect, _single_features(EWECT_LABELS), [str(path)], on_error=on_error)
 
 
-def _gen_clue(paths, policy):
-    (path,) = paths
-    for line, rec in iter_json_records(read_text(path), path):
+def _json_posts(text: str, path: str, policy, names: list[str], aliases: dict[str, str]):
+    """``{"id", "content", "label"}`` records (JSON lines or one array)."""
+    for line, rec in iter_json_records(text, path):
         try:
             content = require(rec, "content", str, path, line)
             raw = require(rec, "label", str, path, line)
-            if raw not in CLUE_EMOTION_LABELS:
-                raise DataFormatError(path, line, f"unknown label {raw!r} (expected {', '.join(CLUE_EMOTION_LABELS)})")
+            name = aliases.get(raw, raw)
+            if name not in names:
+                raise DataFormatError(path, line, f"unknown label {raw!r} (expected {', '.join(names)})")
             rid = rec.get("id", line)
         except DataFormatError as e:
             policy.handle(e)
             continue
-        yield {"id": int(rid), "text": content, "label": CLUE_EMOTION_LABELS.index(raw)}
+        yield {"id": int(rid), "text": content, "label": names.index(name)}
+
+
+def _gen_clue(paths, policy):
+    (path,) = paths
+    yield from _json_posts(read_text(path), path, policy, CLUE_EMOTION_LABELS, {})
 
 
 def read_clue_emotion(path: str, on_error: str = "raise") -> Dataset:
