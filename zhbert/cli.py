@@ -77,14 +77,12 @@ def pretrain(
     from .errors import DataFormatError
     from .training.pretrain import PretrainConfig, pretrain as run
 
-    if nsp:
-        _fail("--nsp is not available in this version yet (tracked in issue 3)", code=2)
     cfg = PretrainConfig(
         corpus=[str(c) for c in corpus], output=str(output), masking=masking, size=size,
         init=str(init) if init else None, max_length=max_length, batch_size=batch_size, grad_accum=grad_accum,
         learning_rate=learning_rate, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
         seed=seed, num_proc=num_proc, max_docs=max_docs, doc_format=doc_format,
-        user_dict=str(user_dict) if user_dict else None,
+        user_dict=str(user_dict) if user_dict else None, nsp=nsp,
     )
     try:
         final = run(cfg)

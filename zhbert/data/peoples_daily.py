@@ -25,7 +25,7 @@ from .build import build_dataset
 from .char_tagged import ENTITY_FEATURE
 from .source import iter_lines
 
-__all__ = ["peoples_daily_path", "read_peoples_daily", "remove_overlap", "overlap_key", "split_sentences"]
+__all__ = ["peoples_daily_path", "read_peoples_daily", "remove_overlap", "overlap_key", "split_sentences", "split_text_sentences"]
 
 ENTITY_POS = {"nr": "PER", "ns": "LOC", "nt": "ORG"}
 NER_LABELS = labels_for(["LOC", "ORG", "PER"], "BIO")
@@ -153,7 +153,7 @@ def remove_overlap(dataset: Dataset, eval_texts: Iterable[str], column: str = "t
         k = overlap_key(t)
         if len(k) >= min_chars:
             keys.add(k)
-        for s in _split_text_sentences(k):
+        for s in split_text_sentences(k):
             if len(s) >= min_chars:
                 keys.add(s)
     flags = [overlap_key(t) in keys for t in dataset[column]]
@@ -162,7 +162,8 @@ def remove_overlap(dataset: Dataset, eval_texts: Iterable[str], column: str = "t
     return kept, removed
 
 
-def _split_text_sentences(text: str) -> list[str]:
+def split_text_sentences(text: str) -> list[str]:
+    """Cut a string after 。！？ (and closing quotes); the pieces join back to ``text``."""
     out, start = [], 0
     i = 0
     while i < len(text):

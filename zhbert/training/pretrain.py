@@ -21,8 +21,8 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 from ..masking import MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, load_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
-from .mlm_model import SparseBertForMaskedLM
-from .pretrain_data import MaskingCollator, pack, prepare
+from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
+from .pretrain_data import MaskingCollator, pack, pair_segments, prepare
 from .sizes import bert_config
 
 logger = logging.getLogger("zhbert")
@@ -53,6 +53,7 @@ class PretrainConfig:
     user_dict: str | None = None  # jieba user dictionary (ernie/wwm units)
     mask_rate: float = 0.15
     dataloader_workers: int = 0
+    nsp: bool = False  # add next-sentence prediction (BertForPreTraining)
 
 
 class _EpochSetter(TrainerCallback):
@@ -75,7 +76,7 @@ class _LossLog(TrainerCallback):
                 f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
 
 
-def load_init_model(init: str):
+def load_init_model(init: str, nsp: bool = False):
     """Continue from any local BERT checkpoint; report heads initialised fresh."""
     from transformers import AutoConfig
 
@@ -85,7 +86,8 @@ def load_init_model(init: str):
     config = AutoConfig.from_pretrained(str(path), local_files_only=True)
     if config.model_type != "bert":
         raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
-    model, info = SparseBertForMaskedLM.from_pretrained(str(path), local_files_only=True, output_loading_info=True)
+    cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
+    model, info = cls.from_pretrained(str(path), local_files_only=True, output_loading_info=True)
     if info.get("missing_keys"):
         logger.warning("initialised fresh (not in %s): %s", path, sorted(info["missing_keys"]))
     if info.get("unexpected_keys"):
@@ -122,21 +124,13 @@ def pretrain(cfg: PretrainConfig) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     if cfg.init:
         tokenizer = load_tokenizer(cfg.init) if (Path(cfg.init) / "tokenizer.json").is_file() or (Path(cfg.init) / "vocab.txt").is_file() else build_tokenizer()
-        model, _ = load_init_model(cfg.init)
+        model, _ = load_init_model(cfg.init, nsp=cfg.nsp)
     else:
         tokenizer = build_tokenizer()
         torch.manual_seed(cfg.seed)
-        model = SparseBertForMaskedLM(bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length)))
+        model = (SparseBertForPreTraining if cfg.nsp else SparseBertForMaskedLM)(bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length)))
     if len(tokenizer) > model.config.vocab_size:
         raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model only {model.config.vocab_size}")
-
-    corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
-    if cfg.max_docs:
-        corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
-    prepared = prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
-    blocks = pack(prepared, tokenizer, cfg.max_length, num_proc=cfg.num_proc)
-    masker = get_masker(cfg.masking, MaskingConfig(rate=cfg.mask_rate))
-    collator = MaskingCollator(tokenizer, masker, seed=cfg.seed)
 
     args = TrainingArguments(
         output_dir=str(out),
@@ -159,6 +153,18 @@ def pretrain(cfg: PretrainConfig) -> Path:
         bf16=torch.cuda.is_available() and torch.cuda.is_bf16_supported(),
         disable_tqdm=False,
     )
+    # rank 0 tokenises and segments first; the other ranks then read its Arrow cache
+    with args.main_process_first(desc="corpus preprocessing"):
+        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
+        if cfg.max_docs:
+            corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+        prepared = prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
+        if cfg.nsp:
+            blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc)
+        else:
+            blocks = pack(prepared, tokenizer, cfg.max_length, num_proc=cfg.num_proc)
+    masker = get_masker(cfg.masking, MaskingConfig(rate=cfg.mask_rate))
+    collator = MaskingCollator(tokenizer, masker, seed=cfg.seed, record=os.environ.get("ZHBERT_RECORD_BATCHES"))
     trainer = Trainer(
         model=model,
         args=args,
@@ -181,7 +187,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
     final = out / "final"
     if trainer.is_world_process_zero():
         model = trainer.model
-        model.config.architectures = ["BertForMaskedLM"]
+        model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
         model.save_pretrained(final)
         tokenizer.save_pretrained(final)
         (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))

@@ -22,7 +22,7 @@ from ..masking import Masker
 from ..masking.units import ernie_spans, token_units, word_spans
 from ..tokenizer import encode
 
-__all__ = ["prepare", "pack", "MaskingCollator"]
+__all__ = ["prepare", "pack", "pair_segments", "MaskingCollator"]
 
 
 def _prepare_batch(batch, tokenizer, with_ernie: bool, user_dict: str | None):
@@ -40,8 +40,16 @@ def _prepare_batch(batch, tokenizer, with_ernie: bool, user_dict: str | None):
 
 
 def prepare(corpus: Dataset, tokenizer, masking: str = "wwm", num_proc: int | None = None, user_dict: str | None = None) -> Dataset:
-    """Tokenise documents and compute unit ids once (cached by ``datasets``)."""
+    """Tokenise documents and compute unit ids once (cached by ``datasets``).
+
+    With ``num_proc > 1`` the documents are first put in a fixed shuffled order:
+    ``datasets`` gives each worker a contiguous shard, and a corpus whose long
+    documents (transcripts, laws) come first and short ones (reviews, posts) last
+    would otherwise keep one worker busy long after the other is done.
+    """
     with_ernie = masking == "ernie"
+    if num_proc and num_proc > 1:
+        corpus = corpus.shuffle(seed=0).flatten_indices()
     return corpus.map(
         _prepare_batch,
         batched=True,
@@ -107,6 +115,7 @@ class MaskingCollator:
     masker: Masker
     seed: int = 0
     epoch: int = 0
+    record: str | None = None  # append each batch's example indices here (per rank; tests of data sharding)
     stats: dict = field(default_factory=lambda: {"tokens": 0, "masked": 0, "units": 0, "masked_units": 0})
 
     def _generator(self, idx: int) -> torch.Generator:
@@ -117,6 +126,12 @@ class MaskingCollator:
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
         from ..masking.base import apply_80_10_10, units_of
 
+        if self.record:
+            import json
+            import os
+
+            with open(f"{self.record}.rank{os.environ.get('RANK', '0')}", "a") as f:
+                f.write(json.dumps([int(e.get("idx", -1)) for e in examples]) + "\n")
         pad = self.tokenizer.pad_token_id
         length = max(len(e["input_ids"]) for e in examples)
         batch_ids, batch_labels, batch_mask = [], [], []
@@ -142,12 +157,13 @@ class MaskingCollator:
             batch_labels.append(torch.cat([labels, torch.full((length - n,), -100)]))
             batch_mask.append(torch.cat([torch.ones(n, dtype=torch.long), torch.zeros(length - n, dtype=torch.long)]))
         ids = torch.stack(batch_ids)
-        return {
-            "input_ids": ids,
-            "attention_mask": torch.stack(batch_mask),
-            "token_type_ids": torch.zeros_like(ids),
-            "labels": torch.stack(batch_labels),
-        }
+        batch = {"input_ids": ids, "attention_mask": torch.stack(batch_mask), "labels": torch.stack(batch_labels)}
+        if "token_type_ids" in examples[0]:  # NSP pairs: segment A = 0, B = 1
+            batch["token_type_ids"] = torch.tensor([e["token_type_ids"] + [0] * (length - len(e["token_type_ids"])) for e in examples])
+            batch["next_sentence_label"] = torch.tensor([e["next_sentence_label"] for e in examples])
+        else:
+            batch["token_type_ids"] = torch.zeros_like(ids)
+        return batch
 
     @property
     def _special_ids(self) -> set[int]:
@@ -157,3 +173,113 @@ class MaskingCollator:
     def _first_regular_id(self) -> int:
         # random replacements come from ordinary tokens, never [PAD]/[unused]/[CLS]...
         return max(self.tokenizer.all_special_ids) + 1
+
+
+# ---------------------------------------------------------------------------
+# Next-sentence prediction: [CLS] A [SEP] B [SEP] pairs, as in BERT's
+# create_pretraining_data.py. B is the true continuation of A in 50% of pairs
+# (label 0) and text from another document otherwise (label 1).
+# ---------------------------------------------------------------------------
+SENTENCE_END_TOKENS = ("。", "！", "？", "!", "?", "；", ";")
+
+
+def _sentences(ids: list[int], units: list[int], ends: set[int], longest: int) -> list[tuple[list[int], list[int]]]:
+    """Cut a document after sentence-final tokens; pieces longer than ``longest`` are split."""
+    out, start = [], 0
+    for k, t in enumerate(ids):
+        if t in ends or k == len(ids) - 1:
+            for a in range(start, k + 1, longest):
+                b = min(a + longest, k + 1)
+                out.append((ids[a:b], units[a:b]))
+            start = k + 1
+    return out
+
+
+def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed):
+    import random
+
+    target = max_length - 3
+    rng = random.Random(seed * 1_000_003 + indices[0])
+    docs = [_sentences(ids, w, ends, max(1, target // 2)) for ids, w in zip(batch["input_ids"], batch["word_ids"])]
+    out: dict[str, list] = {"input_ids": [], "token_type_ids": [], "word_ids": [], "next_sentence_label": []}
+
+    def emit(a: list, b: list, label: int) -> None:
+        ids, units, types, relabel = [cls_id], [-1], [0], {}
+        for seg_type, segment in ((0, a), (1, b)):
+            for doc_no, (piece_ids, piece_units) in segment:
+                ids.extend(piece_ids)
+                types.extend([seg_type] * len(piece_ids))
+                units.extend(relabel.setdefault((doc_no, u), len(relabel)) if u >= 0 else -1 for u in piece_units)
+            ids.append(sep_id)
+            units.append(-1)
+            types.append(seg_type)
+        out["input_ids"].append(ids)
+        out["token_type_ids"].append(types)
+        out["word_ids"].append(units)
+        out["next_sentence_label"].append(label)
+
+    for d, sents in enumerate(docs):
+        others = [j for j in range(len(docs)) if j != d and docs[j]]
+        chunk: list = []
+        length, i = 0, 0
+        while i < len(sents) or chunk:
+            if i < len(sents) and not (chunk and length + len(sents[i][0]) > target):
+                chunk.append(sents[i])
+                length += len(sents[i][0])
+                i += 1
+                continue
+            # each pair uses at least one sentence of the chunk, so this terminates
+            i = _emit_chunk(chunk, target, d, docs, others, rng, emit, i)
+            chunk, length = [], 0
+    return out
+
+
+def _emit_chunk(chunk, target, d, docs, others, rng, emit, i):
+    """Split ``chunk`` into A and B (true next, or random B); returns where to continue."""
+    is_random = bool(others) and (rng.random() < 0.5 or (len(chunk) == 1 and len(chunk[0][0]) < 2))
+    if len(chunk) == 1 and not is_random:
+        # one sentence and a "next" draw: its second part is its true continuation,
+        # cut between words where possible (keeps the 50/50 balance on short docs)
+        ids, units = chunk[0]
+        cuts = [k for k in range(1, len(ids)) if units[k] != units[k - 1]] or list(range(1, len(ids))) or [len(ids)]
+        cut = rng.choice(cuts)
+        emit([(d, (ids[:cut], units[:cut]))], [(d, (ids[cut:], units[cut:]))], 0)
+        return i
+    a_end = 1 if len(chunk) < 2 else rng.randint(1, len(chunk) - 1)
+    a = [(d, s) for s in chunk[:a_end]]
+    if is_random:
+        # random B: fill the rest of the block from another document; the unused
+        # sentences of this chunk go back and start the next pair (BERT does the same)
+        j = rng.choice(others)
+        room = target - sum(len(s[0]) for s in chunk[:a_end])
+        b, start = [], rng.randrange(len(docs[j]))
+        for ids, units in docs[j][start:]:
+            if room <= 0:
+                break
+            b.append((j, (ids[:room], units[:room])))
+            room -= len(ids[:room])
+        emit(a, b, 1)
+        return i - (len(chunk) - a_end)
+    emit(a, [(d, s) for s in chunk[a_end:]], 0)
+    return i
+
+
+def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int = 0, num_proc: int | None = None) -> Dataset:
+    """NSP examples ``[CLS] A [SEP] B [SEP]`` with ``token_type_ids`` and ``next_sentence_label``.
+
+    Random B segments come from another document of the same map batch (1,000
+    documents), chosen by a generator seeded from ``seed`` and the batch's first
+    index, so the pairs are the same on every run and under any ``num_proc``.
+    """
+    ends = {tokenizer.convert_tokens_to_ids(t) for t in SENTENCE_END_TOKENS} - {tokenizer.unk_token_id}
+    pairs = prepared.map(
+        _nsp_batch,
+        batched=True,
+        batch_size=1000,
+        with_indices=True,
+        num_proc=num_proc if num_proc and num_proc > 1 else None,
+        remove_columns=prepared.column_names,
+        fn_kwargs={"max_length": max_length, "cls_id": tokenizer.cls_token_id, "sep_id": tokenizer.sep_token_id, "ends": ends, "seed": seed},
+        desc="sentence pairs for NSP",
+    )
+    return pairs.add_column("idx", list(range(len(pairs))))

@@ -1,0 +1,74 @@
+"""Next-sentence prediction pairs on real People's Daily paragraphs, and an NSP run."""
+import os
+import subprocess
+import sys
+
+import pytest
+from datasets import Dataset
+
+
+@pytest.fixture(scope="module")
+def paragraphs():
+    from zhbert.data import read_peoples_daily
+
+    pd = read_peoples_daily(split_sentences=False)
+    return [t for t in pd.select(range(0, 3000, 5))["text"] if t]
+
+
+@pytest.fixture(scope="module")
+def pairs(paragraphs, tokenizer):
+    from zhbert.training.pretrain_data import pair_segments, prepare
+
+    prepared = prepare(Dataset.from_dict({"text": paragraphs}), tokenizer, "wwm", num_proc=1)
+    return prepared, pair_segments(prepared, tokenizer, max_length=64, seed=3)
+
+
+def _segments(ex, tokenizer):
+    ids, types = ex["input_ids"], ex["token_type_ids"]
+    assert ids[0] == tokenizer.cls_token_id and ids[-1] == tokenizer.sep_token_id
+    seps = [k for k, t in enumerate(ids) if t == tokenizer.sep_token_id]
+    assert len(seps) == 2, "exactly [CLS] A [SEP] B [SEP]"
+    a, b = ids[1 : seps[0]], ids[seps[0] + 1 : -1]
+    assert types == [0] * (seps[0] + 1) + [1] * (len(ids) - seps[0] - 1)
+    return a, b
+
+
+def test_pairs_are_well_formed_and_balanced(pairs, tokenizer):
+    prepared, p = pairs
+    labels = p["next_sentence_label"]
+    assert 0.4 < sum(labels) / len(labels) < 0.6  # 50% random next
+    for ex in p:
+        a, b = _segments(ex, tokenizer)
+        assert a and b and len(ex["input_ids"]) <= 64
+        assert len(ex["word_ids"]) == len(ex["input_ids"])
+        assert all(u == -1 for u, t in zip(ex["word_ids"], ex["input_ids"]) if t in (tokenizer.cls_token_id, tokenizer.sep_token_id))
+
+
+def test_true_next_is_the_continuation_and_nothing_is_dropped(pairs, tokenizer):
+    prepared, p = pairs
+    docs = [" ".join(map(str, ids)) for ids in prepared["input_ids"]]
+    own_tokens = 0
+    for ex in p:
+        a, b = _segments(ex, tokenizer)
+        own_tokens += len(a)
+        if ex["next_sentence_label"] == 0:
+            own_tokens += len(b)
+            joined = " ".join(map(str, a + b))
+            assert any(joined in d for d in docs), "a true next segment continues A in the same document"
+    # every token of every document is in exactly one A or true-next B
+    assert own_tokens == sum(len(ids) for ids in prepared["input_ids"])
+
+
+def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
+    from transformers import AutoModelForMaskedLM, BertForPreTraining
+
+    corpus = tmp_path / "pd.txt"
+    corpus.write_text("\n".join(paragraphs[:200]) + "\n", encoding="utf-8")
+    out = tmp_path / "nsp"
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--nsp",
+           "--size", "tiny", "--max-steps", "4", "--save-steps", "4", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]
+    r = subprocess.run(cmd, env={**os.environ}, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    model, info = BertForPreTraining.from_pretrained(str(out / "final"), output_loading_info=True)
+    assert not info["missing_keys"]  # the NSP head was trained and saved
+    assert type(AutoModelForMaskedLM.from_pretrained(str(out / "final"))).__name__ == "BertForMaskedLM"
