@@ -50,3 +50,18 @@ def tokenizer():
     from zhbert.tokenizer import build_tokenizer
 
     return build_tokenizer()
+
+
+@pytest.fixture(scope="session")
+def tiny_encoder(tmp_path_factory, tokenizer):
+    """A 4-layer, 32-wide BERT with the full Chinese vocabulary, saved like any checkpoint."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM
+
+    torch.manual_seed(0)
+    path = tmp_path_factory.mktemp("tiny_encoder")
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64)
+    BertForMaskedLM(config).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path

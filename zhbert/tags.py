@@ -161,3 +161,44 @@ def _legal_pair(a: str, b: str, scheme: str) -> bool:
     if pb in ("I", "M", "E"):
         return a_open and ta == tb
     return not a_open
+
+
+def lenient_spans(tags: Sequence[str], scheme: str) -> list[tuple[str | None, int, int]]:
+    """Spans of a possibly *invalid* predicted sequence (softmax decoding), conlleval-style.
+
+    An ``I``/``M`` that continues no open span of its type starts one; an ``E``
+    that closes none is a one-token span; ``B`` closes any open span. For valid
+    sequences the result equals :func:`tags_to_spans`.
+    """
+    spans: list[tuple[str | None, int, int]] = []
+    open_type: str | None = None
+    open_start = -1
+
+    def close(end: int) -> None:
+        nonlocal open_start
+        if open_start >= 0:
+            spans.append((open_type, open_start, end))
+        open_start = -1
+
+    for i, tag in enumerate(tags):
+        prefix, typ = parse_tag(tag, scheme)
+        if prefix == "O":
+            close(i)
+        elif prefix == "B":
+            close(i)
+            open_type, open_start = typ, i
+        elif prefix in ("I", "M"):
+            if open_start < 0 or open_type != typ:
+                close(i)
+                open_type, open_start = typ, i
+        elif prefix == "E":
+            if open_start >= 0 and open_type == typ:
+                close(i + 1)
+            else:
+                close(i)
+                spans.append((typ, i, i + 1))
+        else:  # S
+            close(i)
+            spans.append((typ, i, i + 1))
+    close(len(tags))
+    return spans

@@ -1,0 +1,99 @@
+"""Numeric oracles: layer fusion against numpy, CRF against brute-force enumeration."""
+import itertools
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zhbert.crf import CRF
+from zhbert.fusion import LayerAttention, LayerFusion, ScalarMix
+from zhbert.tags import check_sequence, labels_for
+
+
+def _layers(k=5, b=2, t=3, h=4, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(b, t, h, generator=g) for _ in range(k)]
+
+
+def test_scalar_mix_matches_numpy_and_is_learnable():
+    layers = _layers()
+    mix = ScalarMix(5)
+    with torch.no_grad():
+        mix.weights.copy_(torch.tensor([0.1, -0.5, 2.0, 0.0, 1.0]))
+        mix.gamma.fill_(1.7)
+    w = np.exp([0.1, -0.5, 2.0, 0.0, 1.0])
+    w /= w.sum()
+    expected = 1.7 * sum(wk * h.numpy() for wk, h in zip(w, layers))
+    np.testing.assert_allclose(mix(layers).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+    assert float(mix.layer_weights().detach().sum()) == pytest.approx(1.0)
+    mix(layers).sum().backward()
+    assert mix.weights.grad is not None and mix.weights.grad.abs().sum() > 0 and mix.gamma.grad is not None
+
+
+def test_layer_attention_matches_numpy_and_weights_sum_to_one():
+    layers = _layers()
+    att = LayerAttention(4, attention_size=3)
+    mixed, weights = att(layers)
+    stacked = np.stack([h.numpy() for h in layers], axis=2)  # B T K H
+    W, b = att.proj.weight.detach().numpy(), att.proj.bias.detach().numpy()
+    u = att.query.weight.detach().numpy()[0]
+    scores = np.tanh(stacked @ W.T + b) @ u
+    a = np.exp(scores - scores.max(-1, keepdims=True))
+    a /= a.sum(-1, keepdims=True)
+    np.testing.assert_allclose(weights.detach().numpy(), a, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(mixed.detach().numpy(), (a[..., None] * stacked).sum(2), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(weights.sum(-1).detach().numpy(), 1.0, rtol=1e-6)
+
+
+def test_mean_and_concat_of_last_four():
+    layers = tuple(_layers(k=6))
+    mean = LayerFusion("mean-last-4", 5, 4)(layers)
+    np.testing.assert_allclose(mean.numpy(), np.mean([h.numpy() for h in layers[-4:]], axis=0), rtol=1e-6)
+    cat = LayerFusion("concat-last-4", 5, 4)(layers)
+    np.testing.assert_allclose(cat.numpy(), np.concatenate([h.numpy() for h in layers[-4:]], axis=-1))
+    assert LayerFusion("concat-last-4", 5, 4).output_size == 16
+    with pytest.raises(ValueError, match="at least 4 encoder layers"):
+        LayerFusion("mean-last-4", 2, 4)
+
+
+def _brute(crf, em, n):
+    start, trans, end = (x.detach() for x in crf._scores())
+    scores = {}
+    for path in itertools.product(range(em.size(-1)), repeat=n):
+        s = start[path[0]] + em[0, path[0]] + end[path[-1]]
+        s = s + sum(trans[path[t - 1], path[t]] + em[t, path[t]] for t in range(1, n))
+        scores[path] = float(s)
+    return scores
+
+
+@pytest.mark.parametrize("length", [1, 2, 4])
+def test_crf_log_partition_and_viterbi_match_brute_force(length):
+    torch.manual_seed(length)
+    crf = CRF(["a", "b", "c"])
+    with torch.no_grad():
+        for p in crf.parameters():
+            p.normal_()
+    em = torch.randn(1, 4, 3)
+    mask = torch.tensor([[1] * length + [0] * (4 - length)])
+    scores = _brute(crf, em[0], length)
+    logz = np.logaddexp.reduce(list(scores.values()))
+    assert float(crf.log_partition(em, mask)[0]) == pytest.approx(logz, abs=1e-4)
+    best = max(scores, key=scores.get)
+    assert tuple(crf.decode(em, mask)[0]) == best
+    tags = torch.tensor([list(best) + [0] * (4 - length)])
+    assert float(crf.log_likelihood(em, tags, mask)[0]) == pytest.approx(scores[best] - logz, abs=1e-4)
+
+
+@pytest.mark.parametrize("scheme, types", [("BIO", ["PER", "LOC"]), ("BIOES", ["ORG"]), ("BMES-untyped", [])])
+@settings(max_examples=40, deadline=None)
+@given(data=st.data())
+def test_crf_decoding_is_always_valid(scheme, types, data):
+    labels = labels_for(types, scheme)
+    crf = CRF(labels, scheme)
+    n = data.draw(st.integers(1, 7))
+    values = data.draw(st.lists(st.floats(-20, 20), min_size=n * len(labels), max_size=n * len(labels)))
+    em = torch.tensor(values, dtype=torch.float).view(1, n, len(labels))
+    path = crf.decode(em, torch.ones(1, n, dtype=torch.long))[0]
+    assert check_sequence([labels[i] for i in path], scheme) is None

@@ -1,0 +1,202 @@
+"""Every head x mode x representation trains on real data; frozen really freezes;
+save/load round-trips; bad weights and bad inputs give clear outcomes."""
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from zhbert.data.peoples_daily import NER_LABELS
+from zhbert.fusion import REPRESENTATIONS
+from zhbert.heads import HeadConfig, TaskCollator, char_spans, load_head, new_head, predict_scores, predict_tags, save_head
+from zhbert.heads.inputs import token_tags_from_chars
+from zhbert.tokenizer import encode
+
+WEIBO_LABELS = ["neutral", "angry", "happy", "sad", "fear", "surprise"]
+NLPCC_LABELS = ["anger", "disgust", "fear", "happiness", "like", "sadness", "surprise"]
+
+
+@pytest.fixture(scope="module")
+def ner_examples(peoples_daily, tokenizer):
+    rows = [r for r in peoples_daily.select(range(200)) if 10 <= len(r["text"]) <= 50 and r["entities"]][:12]
+    out = []
+    for r in rows:
+        enc = encode(tokenizer, r["text"])
+        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"])})
+    return out
+
+
+@pytest.fixture(scope="module")
+def weibo_examples(datasets_dir, tokenizer):
+    from zhbert.data import read_smp2020_ewect
+
+    ds = read_smp2020_ewect(str(datasets_dir / "smp2020_ewect_usual" / "dev.tsv")).select(range(12))
+    return [{"input_ids": list(encode(tokenizer, t).ids), "label": l} for t, l in zip(ds["text"], ds["label"])]
+
+
+@pytest.fixture(scope="module")
+def multilabel_examples(datasets_dir, tokenizer):
+    from zhbert.data import read_nlpcc2014_emotion
+
+    ds = read_nlpcc2014_emotion(str(datasets_dir / "nlpcc2014_weibo_emotion" / "Training data for Emotion Expression Identification.xml"))
+    rows = [r for r in ds.select(range(300)) if len(r["labels"]) == 2][:8] + [r for r in ds.select(range(300)) if len(r["labels"]) == 1][:4]
+    return [{"input_ids": list(encode(tokenizer, r["text"]).ids)[:100], "label": [float(i in r["labels"]) for i in range(7)]} for r in rows]
+
+
+@pytest.fixture(scope="module")
+def pair_examples(datasets_dir, tokenizer):
+    from zhbert.data import read_pair_tsv
+
+    ds = read_pair_tsv(str(datasets_dir / "lcqmc" / "dev.txt")).select(range(12))
+    return [
+        {"input_ids": list(encode(tokenizer, a).ids), "input_ids_b": list(encode(tokenizer, b).ids), "label": l}
+        for a, b, l in zip(ds["sentence1"], ds["sentence2"], ds["label"])
+    ]
+
+
+HEADS = {
+    "sequence": dict(task="sequence", labels=WEIBO_LABELS),
+    "multilabel": dict(task="sequence", labels=NLPCC_LABELS, multi_label=True),
+    "pair-cross": dict(task="pair", labels=["0", "1"]),
+    "pair-bi": dict(task="pair", labels=["0", "1"], pair_encoding="bi"),
+    "token": dict(task="token", labels=NER_LABELS, scheme="BIO"),
+    "token-crf": dict(task="token", labels=NER_LABELS, scheme="BIO", crf=True),
+}
+
+
+def _examples(kind, request):
+    name = {"sequence": "weibo_examples", "multilabel": "multilabel_examples", "pair-cross": "pair_examples",
+            "pair-bi": "pair_examples", "token": "ner_examples", "token-crf": "ner_examples"}[kind]
+    return request.getfixturevalue(name)
+
+
+def _train(model, batch, steps=8, lr=3e-3):
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr)
+    model.train()
+    losses = []
+    for _ in range(steps):
+        torch.manual_seed(0)  # same dropout draws each step: the loss change is the training's doing
+        loss = model(**batch).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return losses
+
+
+@pytest.mark.parametrize("representation", REPRESENTATIONS)
+@pytest.mark.parametrize("mode", ["finetune", "frozen"])
+@pytest.mark.parametrize("kind", sorted(HEADS))
+def test_every_head_mode_and_representation_trains(kind, mode, representation, tiny_encoder, tokenizer, request):
+    head = HeadConfig(**HEADS[kind], mode=mode, representation=representation, window=64)
+    model = new_head(tiny_encoder, head)
+    before = {k: v.clone() for k, v in model.bert.state_dict().items()}
+    batch = TaskCollator(tokenizer, head, 64)(_examples(kind, request)[:8])
+    losses = _train(model, batch, steps=5)
+    assert losses[-1] < losses[0], losses
+    after = model.bert.state_dict()
+    if mode == "frozen":  # bit-identical encoder
+        assert all(torch.equal(before[k], after[k]) for k in before)
+        assert not any(p.requires_grad for p in model.bert.parameters())
+    else:
+        assert any(not torch.equal(before[k], after[k]) for k in before if "pooler" not in k)
+    out = model(**batch)
+    if representation == "scalar-mix":
+        assert out.layer_weights.shape == (5,) and float(out.layer_weights.sum()) == pytest.approx(1.0)
+        assert model.fusion.scalar_mix.weights.grad is not None and model.fusion.scalar_mix.weights.grad.abs().sum() > 0
+    if representation == "layer-attention":
+        w = out.layer_weights
+        assert w.shape[-1] == 5 and torch.allclose(w.sum(-1), torch.ones(w.shape[:-1]), atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", sorted(HEADS))
+def test_save_load_round_trip(kind, tiny_encoder, tokenizer, tmp_path, request):
+    head = HeadConfig(**HEADS[kind], representation="scalar-mix" if "crf" in kind else None, window=64)
+    model = new_head(tiny_encoder, head)
+    batch = TaskCollator(tokenizer, head, 64)(_examples(kind, request)[:8])
+    _train(model, batch, steps=2)
+    model.eval()
+    save_head(model, tokenizer, tmp_path / "m")
+    loaded = load_head(tmp_path / "m")
+    assert loaded.head == model.head
+    torch.testing.assert_close(loaded(**batch).logits, model(**batch).logits, rtol=0, atol=0)
+    # the encoder opens in plain transformers, and so does a stock-compatible head
+    from transformers import AutoModel
+
+    enc = AutoModel.from_pretrained(str(tmp_path / "m"))
+    torch.testing.assert_close(enc.embeddings.word_embeddings.weight, model.bert.embeddings.word_embeddings.weight)
+
+
+def test_stock_heads_load_in_plain_transformers_fresh_process(tiny_encoder, tokenizer, tmp_path, ner_examples):
+    head = HeadConfig(**HEADS["token"], window=32)
+    model = new_head(tiny_encoder, head).eval()
+    save_head(model, tokenizer, tmp_path / "ner")
+    batch = TaskCollator(tokenizer, head, 32)(ner_examples[:2])
+    torch.save({k: v for k, v in batch.items() if k != "labels"}, tmp_path / "batch.pt")
+    torch.save(model(**batch).logits, tmp_path / "expected.pt")
+    code = f"""
+import torch
+from transformers import AutoModelForTokenClassification
+m = AutoModelForTokenClassification.from_pretrained({str(tmp_path / 'ner')!r}).eval()
+assert type(m).__name__ == "BertForTokenClassification", type(m)
+b = torch.load({str(tmp_path / 'batch.pt')!r})
+with torch.no_grad():
+    got = m(input_ids=b["input_ids"], attention_mask=b["attention_mask"]).logits
+assert torch.equal(got, torch.load({str(tmp_path / 'expected.pt')!r}))
+print("same")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "same" in r.stdout, r.stderr[-2000:]
+
+
+def test_corrupt_or_truncated_weights_name_the_file(tiny_encoder, tokenizer, tmp_path):
+    from zhbert.errors import ModelLoadError
+
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["sequence"]))
+    path = save_head(model, tokenizer, tmp_path / "m")
+    weights = path / "model.safetensors"
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) // 2])
+    with pytest.raises(ModelLoadError, match=r"model\.safetensors: corrupt or truncated"):
+        load_head(path)
+    weights.write_bytes(b"not a safetensors file at all")
+    with pytest.raises(ModelLoadError, match=r"model\.safetensors"):
+        load_head(path)
+    weights.unlink()
+    with pytest.raises(ModelLoadError, match=r"model\.safetensors is missing"):
+        load_head(path)
+    (path / "config.json").unlink()
+    with pytest.raises(ModelLoadError, match=r"config\.json is missing"):
+        load_head(path)
+
+
+EDGE_CASES = ["", "   ", "😀", "𠮷", "臺灣大學", "iPhone15发布于2023年", "ＡＢＣ１２３", "。，！？", "\u3000", "a\x00b\x07c", "混合 traditional 與简体 English"]
+
+
+@pytest.mark.parametrize("crf", [False, True])
+def test_token_head_edge_cases_and_long_text(crf, tiny_encoder, tokenizer, peoples_daily):
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["token"], crf=crf, window=32)).eval()
+    long_text = "".join(peoples_daily.select(range(400))["text"])[:100_000]
+    texts = EDGE_CASES + [long_text]
+    preds = predict_tags(model, tokenizer, texts, batch_size=64)
+    for text, p in zip(texts, preds):
+        assert len(p.tags) == len(p.encoding.ids)  # every token predicted, nothing truncated
+        spans = char_spans(p, "BIO")
+        assert spans == sorted(spans, key=lambda s: (s[1], s[2])) and all(a[2] <= b[1] for a, b in zip(spans, spans[1:]))
+        assert all(0 <= s < e <= len(text) for _, s, e in spans)
+    # batch equals one-by-one, and deterministic
+    one = [predict_tags(model, tokenizer, [t])[0].tags for t in EDGE_CASES]
+    assert one == [p.tags for p in preds[: len(EDGE_CASES)]]
+
+
+def test_sequence_and_pair_edge_cases(tiny_encoder, tokenizer):
+    seq = new_head(tiny_encoder, HeadConfig(**HEADS["sequence"], window=32)).eval()
+    long_text = "中国人民" * 25_000
+    probs = predict_scores(seq, tokenizer, EDGE_CASES + [long_text])
+    assert probs.shape == (len(EDGE_CASES) + 1, 6) and torch.allclose(probs.sum(-1), torch.ones(len(EDGE_CASES) + 1), atol=1e-5)
+    assert torch.equal(predict_scores(seq, tokenizer, EDGE_CASES[4:6]), predict_scores(seq, tokenizer, EDGE_CASES)[4:6])
+    cross = new_head(tiny_encoder, HeadConfig(**HEADS["pair-cross"], window=32)).eval()
+    with pytest.raises(ValueError, match="exceeds the 32-token window"):
+        predict_scores(cross, tokenizer, [("很长的问题" * 10, "另一个问题")])
+    bi = new_head(tiny_encoder, HeadConfig(**HEADS["pair-bi"], window=32)).eval()
+    assert predict_scores(bi, tokenizer, [("很长的问题" * 10, "另一个问题"), ("", "😀")]).shape == (2, 2)

@@ -1,0 +1,92 @@
+"""Linear-chain CRF with tag-scheme constraints (no ``I-X`` after ``O`` in BIO, etc.).
+
+Scores: ``score(y) = start[y_1] + sum_t emit[t, y_t] + sum_t trans[y_{t-1}, y_t] + end[y_n]``;
+``log p(y|x) = score(y) - log Z``, ``log Z`` by the forward algorithm; decoding by
+Viterbi. Transitions that the tag scheme forbids get ``-10000`` added to the learned
+score, in training and decoding alike, so a decoded path is always a valid tag sequence.
+Shapes: emissions ``(B, T, K)``, tags ``(B, T)``, mask ``(B, T)`` with every row's
+valid positions first (a left-aligned mask, as tokenised batches are).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import nn
+
+from .tags import allowed_transitions
+
+__all__ = ["CRF"]
+
+FORBIDDEN = -10000.0
+
+
+class CRF(nn.Module):
+    def __init__(self, labels: Sequence[str], scheme: str | None = None):
+        super().__init__()
+        k = len(labels)
+        self.num_tags = k
+        self.transitions = nn.Parameter(torch.zeros(k, k))
+        self.start = nn.Parameter(torch.zeros(k))
+        self.end = nn.Parameter(torch.zeros(k))
+        # the scheme's constraints are plain Python data, not buffers: from_pretrained
+        # may build modules on the meta device, and constraints must never be "loaded"
+        if scheme:
+            self._allowed = allowed_transitions(list(labels), scheme)
+        else:
+            self._allowed = ([True] * k, [[True] * k for _ in range(k)], [True] * k)
+
+    def _scores(self):
+        dev = self.transitions.device
+        s, t, e = (torch.where(torch.tensor(a, device=dev), 0.0, FORBIDDEN) for a in self._allowed)
+        return self.start + s, self.transitions + t, self.end + e
+
+    def log_likelihood(self, emissions: torch.Tensor, tags: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """``log p(tags | emissions)`` per sequence, shape ``(B,)``."""
+        return self._path_score(emissions, tags, mask) - self.log_partition(emissions, mask)
+
+    def _path_score(self, emissions, tags, mask):
+        start, trans, end = self._scores()
+        mask = mask.bool()
+        b = torch.arange(emissions.size(0), device=emissions.device)
+        score = start[tags[:, 0]] + emissions[b, 0, tags[:, 0]]
+        for t in range(1, emissions.size(1)):
+            step = trans[tags[:, t - 1], tags[:, t]] + emissions[b, t, tags[:, t]]
+            score = score + step * mask[:, t]
+        last = tags[b, mask.sum(1) - 1]
+        return score + end[last]
+
+    def log_partition(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        start, trans, end = self._scores()
+        mask = mask.bool()
+        alpha = start + emissions[:, 0]  # (B, K)
+        for t in range(1, emissions.size(1)):
+            nxt = torch.logsumexp(alpha.unsqueeze(2) + trans.unsqueeze(0), dim=1) + emissions[:, t]
+            alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
+        return torch.logsumexp(alpha + end, dim=1)
+
+    def decode(self, emissions: torch.Tensor, mask: torch.Tensor) -> list[list[int]]:
+        """Best valid tag path per sequence (Viterbi), each of its mask's length."""
+        start, trans, end = self._scores()
+        mask = mask.bool()
+        score = start + emissions[:, 0]
+        history = []
+        for t in range(1, emissions.size(1)):
+            total = score.unsqueeze(2) + trans.unsqueeze(0)  # (B, K_prev, K)
+            best, idx = total.max(dim=1)
+            history.append(idx)
+            score = torch.where(mask[:, t].unsqueeze(1), best + emissions[:, t], score)
+        score = score + end
+        paths = []
+        lengths = mask.sum(1).tolist()
+        for i, n in enumerate(lengths):
+            if n == 0:
+                paths.append([])
+                continue
+            tag = int(score[i].argmax())
+            path = [tag]
+            for t in range(n - 1, 0, -1):
+                tag = int(history[t - 1][i, tag])
+                path.append(tag)
+            paths.append(path[::-1])
+        return paths

@@ -1,0 +1,85 @@
+"""What a task head is: task, labels and the application mode, stored in config.json.
+
+The settings live under ``"zhbert_head"`` in an ordinary ``BertConfig`` (model
+type ``bert``), so plain transformers opens every zhbert folder: ``AutoModel``
+gets the encoder, and heads that match a stock class (linear head on ``[CLS]``
+or the last layer, no CRF) load as ``BertForSequenceClassification`` /
+``BertForTokenClassification`` too. zhbert rebuilds custom heads (CRF, layer
+fusion, bi-encoder) from these settings: no code is ever loaded from a folder.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+from ..fusion import REPRESENTATIONS
+
+__all__ = ["HeadConfig", "TASKS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS"]
+
+TASKS = ("sequence", "pair", "token")
+MODES = ("finetune", "frozen")
+PAIR_ENCODINGS = ("cross", "bi")
+WINDOW_POOLS = ("mean", "mean-max")
+
+
+@dataclass
+class HeadConfig:
+    task: str  # sequence | pair | token
+    labels: list[str] = field(default_factory=list)  # class names, or tags for token heads
+    multi_label: bool = False  # sequence/pair: sigmoid per label instead of softmax
+    regression: bool = False  # pair/sequence: one real-valued output (e.g. STS-B), labels = ["score"]
+    scheme: str | None = None  # token heads: BIO | BIOES | BMES | BMES-untyped
+    crf: bool = False  # token heads: linear-chain CRF with constrained decoding
+    mode: str = "finetune"  # finetune | frozen (feature-based: encoder never updated)
+    representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
+    window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the model's max positions
+    stride: int | None = None  # tokens between window starts; default half the window body
+    window_pool: str = "mean"  # sequence heads: how window vectors combine (mean | mean-max)
+    pair_encoding: str = "cross"  # pair heads: cross ([CLS] a [SEP] b [SEP]) | bi (encode separately)
+    thresholds: list[float] | None = None  # multi-label decision thresholds (tuned on dev)
+    truncate: bool = False  # cut inputs to one window instead of windowing (only when asked)
+
+    def __post_init__(self):
+        if self.task not in TASKS:
+            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
+        if self.representation is None:
+            self.representation = "last" if self.task == "token" else "cls"
+        if self.representation not in REPRESENTATIONS:
+            raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got {self.representation!r}")
+        if self.pair_encoding not in PAIR_ENCODINGS:
+            raise ValueError(f"pair_encoding must be one of {', '.join(PAIR_ENCODINGS)}, got {self.pair_encoding!r}")
+        if self.window_pool not in WINDOW_POOLS:
+            raise ValueError(f"window_pool must be one of {', '.join(WINDOW_POOLS)}, got {self.window_pool!r}")
+        if self.regression:
+            self.labels = self.labels or ["score"]
+            if len(self.labels) != 1 or self.multi_label:
+                raise ValueError("a regression head has exactly one output and is not multi-label")
+        elif not self.labels:
+            raise ValueError("labels must not be empty")
+        if len(set(self.labels)) != len(self.labels):
+            raise ValueError(f"labels repeat: {self.labels}")
+        if self.task == "token":
+            if not self.scheme:
+                raise ValueError("a token head needs a tag scheme (BIO, BIOES, BMES or BMES-untyped)")
+            if self.multi_label or self.regression:
+                raise ValueError("token heads are single-label per token")
+        elif self.crf:
+            raise ValueError("a CRF applies to token heads only")
+        if self.window is not None and self.window < 3:
+            raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.labels)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "HeadConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown head settings {sorted(unknown)}")
+        return cls(**d)

@@ -1,0 +1,102 @@
+"""Batched prediction for every head, with offsets into the caller's original text.
+
+Texts are normalised and tokenised by :func:`zhbert.tokenizer.encode` (offsets
+map back through normalisation), split into windows by the same collator as in
+training, and run in batches of window rows. Token heads keep each token's tag
+from its owner window (``zhbert.windows.owners``); a character's tag is the tag
+of the token that covers it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+from ..tags import lenient_spans
+from ..tokenizer import Encoding, encode
+from ..windows import owners
+from .inputs import TaskCollator, window_size
+from .model import ZhBertForTask
+
+__all__ = ["TokenTags", "predict_tags", "predict_scores", "char_spans"]
+
+
+@dataclass(frozen=True)
+class TokenTags:
+    encoding: Encoding
+    tags: tuple[str, ...]  # one per token of ``encoding``
+
+
+def _collator(model: ZhBertForTask, tokenizer) -> TaskCollator:
+    return TaskCollator(tokenizer, model.head, window_size(model.head, model.config))
+
+
+@torch.no_grad()
+def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16) -> list[TokenTags]:
+    if model.head.task != "token":
+        raise ValueError(f"predict_tags needs a token head, this model is a {model.head.task} head")
+    model.eval()
+    coll = _collator(model, tokenizer)
+    encs = encode(tokenizer, list(texts))
+    rows = []  # (text index, window start, window end)
+    for i, enc in enumerate(encs):
+        rows.extend((i, a, b) for a, b in coll.spans(len(enc)) if b > a)
+    preds: dict[tuple[int, int], list[int]] = {}
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start : start + batch_size]
+        batch = coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk])
+        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        token_mask = torch.zeros_like(batch["attention_mask"])
+        for r, (_, a, b) in enumerate(chunk):
+            token_mask[r, 1 : 1 + b - a] = 1
+        for (i, a, _), path in zip(chunk, model.decode_tokens(logits, token_mask)):
+            preds[(i, a)] = path
+    labels = model.head.labels
+    out = []
+    for i, enc in enumerate(encs):
+        spans = [(a, b) for a, b in coll.spans(len(enc)) if b > a]
+        owner = owners(len(enc), spans)
+        tags = []
+        for k in range(len(enc)):
+            if owner[k] < 0:  # beyond the first window when the caller asked to truncate
+                break
+            a, _ = spans[owner[k]]
+            tags.append(labels[preds[(i, a)][k - a]])
+        out.append(TokenTags(enc, tuple(tags)))
+    return out
+
+
+def char_spans(pred: TokenTags, scheme: str) -> list[tuple[str | None, int, int]]:
+    """Tagged spans as ``(type, start, end)`` character offsets into the original text."""
+    offsets = pred.encoding.offsets
+    return [(t, offsets[s][0], offsets[e - 1][1]) for t, s, e in lenient_spans(list(pred.tags), scheme)]
+
+
+@torch.no_grad()
+def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: int = 16) -> torch.Tensor:
+    """Probabilities ``(N, K)`` (softmax, or sigmoid when multi-label) or scores ``(N,)``.
+
+    ``inputs``: texts for a sequence head, ``(text_a, text_b)`` pairs for a pair head.
+    """
+    h = model.head
+    if h.task == "token":
+        raise ValueError("predict_scores needs a sequence or pair head; use predict_tags for token heads")
+    model.eval()
+    coll = _collator(model, tokenizer)
+    outs = []
+    for start in range(0, len(inputs), batch_size):
+        chunk = inputs[start : start + batch_size]
+        if h.task == "pair":
+            a = encode(tokenizer, [x[0] for x in chunk])
+            b = encode(tokenizer, [x[1] for x in chunk])
+            examples = [{"input_ids": ea.ids, "input_ids_b": eb.ids} for ea, eb in zip(a, b)]
+        else:
+            examples = [{"input_ids": e.ids} for e in encode(tokenizer, list(chunk))]
+        logits = model(**coll(examples)).logits
+        if h.regression:
+            outs.append(logits.squeeze(-1))
+        elif h.multi_label:
+            outs.append(torch.sigmoid(logits))
+        else:
+            outs.append(torch.softmax(logits, dim=-1))
+    return torch.cat(outs) if outs else torch.empty(0)

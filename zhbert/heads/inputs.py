@@ -1,0 +1,121 @@
+"""Model inputs for every head: windows, [CLS]/[SEP], padding, labels.
+
+Examples carry token ids *without* special tokens (``input_ids``, and
+``input_ids_b`` for pairs) plus a label: ``label`` (class id, float score or a
+multi-hot list) for sequence/pair heads, ``tags`` (one tag id per token) for
+token heads. :class:`TaskCollator` turns a list of them into a batch for
+:class:`~zhbert.heads.model.ZhBertForTask`; training and inference use the same
+code, so a window at prediction time looks exactly like one seen in training.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..windows import windows
+from .config import HeadConfig
+
+__all__ = ["TaskCollator", "window_size", "token_tags_from_chars"]
+
+
+def window_size(head: HeadConfig, config) -> int:
+    """Tokens per window including [CLS]/[SEP]."""
+    limit = config.max_position_embeddings
+    size = head.window or limit
+    if size > limit:
+        raise ValueError(f"window {size} exceeds the model's {limit} positions")
+    return size
+
+
+def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
+    n = max((len(r) for r in rows), default=0)
+    return torch.tensor([r + [value] * (n - len(r)) for r in rows], dtype=torch.long)
+
+
+@dataclass
+class TaskCollator:
+    tokenizer: Any
+    head: HeadConfig
+    max_length: int  # window size incl. specials
+
+    def __post_init__(self):
+        self.cls, self.sep, self.pad = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id, self.tokenizer.pad_token_id
+        self.body = self.max_length - 2
+        self.stride = self.head.stride
+
+    def spans(self, n: int) -> list[tuple[int, int]]:
+        if self.head.truncate:
+            return [(0, min(n, self.body))]
+        return windows(n, self.body, self.stride)
+
+    def _single(self, examples: list[dict], key: str = "input_ids") -> dict:
+        ids, index = [], []
+        for k, e in enumerate(examples):
+            for a, b in self.spans(len(e[key])):
+                ids.append([self.cls] + list(e[key][a:b]) + [self.sep])
+                index.append(k)
+        input_ids = _pad(ids, self.pad)
+        return {
+            "input_ids": input_ids,
+            "attention_mask": (input_ids != self.pad).long() if ids else input_ids,
+            "example_index": torch.tensor(index, dtype=torch.long),
+        }
+
+    def _cross(self, examples: list[dict]) -> dict:
+        ids, types = [], []
+        for e in examples:
+            a, b = list(e["input_ids"]), list(e["input_ids_b"])
+            if len(a) + len(b) + 3 > self.max_length:
+                if not self.head.truncate:
+                    raise ValueError(
+                        f"pair of {len(a)} + {len(b)} tokens exceeds the {self.max_length}-token window; "
+                        "use pair_encoding='bi' (each side windowed) or truncate=True"
+                    )
+                while len(a) + len(b) + 3 > self.max_length:  # longest first, as BERT's run_classifier
+                    (a if len(a) >= len(b) else b).pop()
+            ids.append([self.cls] + a + [self.sep] + b + [self.sep])
+            types.append([0] * (len(a) + 2) + [1] * (len(b) + 1))
+        input_ids = _pad(ids, self.pad)
+        return {"input_ids": input_ids, "attention_mask": (_pad([[1] * len(r) for r in ids], 0)), "token_type_ids": _pad(types, 0)}
+
+    def _tokens(self, examples: list[dict]) -> dict:
+        ids, labels = [], []
+        for e in examples:
+            tags = e.get("tags")
+            for a, b in self.spans(len(e["input_ids"])):
+                ids.append([self.cls] + list(e["input_ids"][a:b]) + [self.sep])
+                if tags is not None:
+                    labels.append([-100] + list(tags[a:b]) + [-100])
+        input_ids = _pad(ids, self.pad)
+        batch = {"input_ids": input_ids, "attention_mask": _pad([[1] * len(r) for r in ids], 0)}
+        if labels:
+            batch["labels"] = _pad(labels, -100)
+        return batch
+
+    def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
+        h = self.head
+        if h.task == "token":
+            return self._tokens(examples)
+        if h.task == "pair" and h.pair_encoding == "cross":
+            batch = self._cross(examples)
+        else:
+            batch = self._single(examples)
+            batch["num_examples"] = torch.tensor(len(examples))
+            if h.task == "pair":
+                side_b = self._single(examples, "input_ids_b")
+                batch.update(input_ids_b=side_b["input_ids"], attention_mask_b=side_b["attention_mask"], example_index_b=side_b["example_index"])
+        if "label" in examples[0]:
+            dtype = torch.float if (h.multi_label or h.regression) else torch.long
+            batch["labels"] = torch.tensor([e["label"] for e in examples], dtype=dtype)
+        return batch
+
+
+def token_tags_from_chars(offsets, char_tags: list[int]) -> list[int]:
+    """Per-token tag ids from per-character tags: each token takes its first character's tag.
+
+    Tokens are single characters for Chinese; a Latin/digit run such as
+    ``iPhone15`` becomes word pieces, each starting at a character of the run.
+    """
+    return [char_tags[s] for s, _ in offsets]

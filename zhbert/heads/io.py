@@ -1,0 +1,98 @@
+"""Save a head to one folder and load it back, with errors that name the file.
+
+The folder is a plain ``save_pretrained`` folder: ``config.json`` (a BertConfig
+with ``zhbert_head`` settings and ``id2label``), ``model.safetensors`` and the
+tokenizer. Loading reads JSON and safetensors only: no pickle, no remote code.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import ModelLoadError
+from .config import HeadConfig
+from .model import ZhBertForTask, stock_architecture
+
+__all__ = ["save_head", "load_head", "new_head"]
+
+
+def _error(path, problem: str) -> ModelLoadError:
+    return ModelLoadError(f"{path}: {problem}")
+
+
+def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
+    """A fresh head on a pretrained encoder folder (any local BERT checkpoint)."""
+    from transformers import BertConfig
+
+    path = _check_folder(encoder)
+    config = BertConfig.from_pretrained(str(path), local_files_only=True)
+    config.zhbert_head = head.to_dict()
+    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, output_loading_info=True)
+    encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
+    if encoder_missing:
+        raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
+    if head.mode == "frozen":
+        model.freeze_encoder()
+    return model
+
+
+def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
+    path = Path(path)
+    h = model.head
+    model.config.zhbert_head = h.to_dict()
+    model.config.architectures = [stock_architecture(h) or "ZhBertForTask"]
+    if not h.regression:
+        model.config.id2label = dict(enumerate(h.labels))
+        model.config.label2id = {l: i for i, l in enumerate(h.labels)}
+    model.config.problem_type = (
+        "regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification"
+    ) if h.task != "token" else None
+    model.save_pretrained(str(path))
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(path))
+    return path
+
+
+def _check_folder(path: str | Path) -> Path:
+    path = Path(path)
+    if not path.is_dir():
+        raise _error(path, "not a folder")
+    cfg = path / "config.json"
+    if not cfg.is_file():
+        raise _error(cfg, "config.json is missing")
+    try:
+        json.loads(cfg.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as e:
+        raise _error(cfg, f"not valid JSON ({e})") from None
+    weights = path / "model.safetensors"
+    if not weights.is_file():
+        raise _error(weights, "model.safetensors is missing (only safetensors weights are loaded)")
+    try:
+        from safetensors import safe_open
+
+        with safe_open(str(weights), framework="pt") as f:
+            for k in f.keys():
+                f.get_slice(k)
+        size = weights.stat().st_size
+        with open(weights, "rb") as fh:
+            header = int.from_bytes(fh.read(8), "little")
+        if size < 8 + header:
+            raise ValueError("file is shorter than its header says")
+    except Exception as e:
+        raise _error(weights, f"corrupt or truncated safetensors file ({e})") from None
+    return path
+
+
+def load_head(path: str | Path) -> ZhBertForTask:
+    """Load a saved head (any of zhbert's heads) in eval mode."""
+    from transformers import BertConfig
+
+    path = _check_folder(path)
+    config = BertConfig.from_pretrained(str(path), local_files_only=True)
+    if not getattr(config, "zhbert_head", None):
+        raise _error(path / "config.json", "no 'zhbert_head' settings: this is not a zhbert task model")
+    try:
+        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True)
+    except Exception as e:  # e.g. a tensor cut short inside the file
+        raise _error(path / "model.safetensors", f"cannot load weights ({e})") from None
+    return model.eval()

@@ -1,0 +1,212 @@
+"""One BERT encoder + layer fusion + a task head, in every application mode.
+
+``ZhBertForTask`` covers the three heads of zhbert:
+
+* ``sequence``: a text -> class probabilities (softmax), independent label
+  probabilities (``multi_label``, sigmoid) or a score (``regression``);
+* ``pair``: two texts, cross-encoded (``[CLS] a [SEP] b [SEP]``, the fine-tuning
+  way) or bi-encoded (each side on its own, then ``[u; v; |u-v|; u*v]``, the
+  feature way of InferSent / Sentence-BERT);
+* ``token``: a tag per token, softmax or a constrained linear-chain CRF.
+
+Long texts arrive as several windows (``zhbert.windows``); ``example_index``
+says which example each window row belongs to and sequence heads pool the
+window vectors per example (mean, or mean and max). Token heads see windows as
+rows and the caller keeps each character's prediction from its owner window.
+
+In ``frozen`` mode the encoder runs in eval mode under ``torch.inference_mode``
+and never receives gradients (the feature-based approach of the BERT paper).
+Parameter names follow ``BertFor{Sequence,Token}Classification`` (``bert.*``,
+``classifier.*``), so the stock-compatible heads load in plain transformers.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from transformers import BertConfig, BertModel, BertPreTrainedModel
+from transformers import initialization as init
+from transformers.modeling_outputs import ModelOutput
+
+from ..crf import CRF
+from ..fusion import LayerFusion, ScalarMix
+from .config import HeadConfig
+
+__all__ = ["ZhBertForTask", "TaskOutput", "stock_architecture"]
+
+
+@dataclass
+class TaskOutput(ModelOutput):
+    loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None  # (N, K) per example, or (B, T, K) token emissions
+    layer_weights: torch.Tensor | None = None  # scalar-mix (K,) or layer-attention (B, T, K)
+
+
+def stock_architecture(head: HeadConfig) -> str | None:
+    """The plain-transformers class that loads this head unchanged, if there is one."""
+    if head.task in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
+        return "BertForSequenceClassification"
+    if head.task == "token" and head.representation == "last" and not head.crf:
+        return "BertForTokenClassification"
+    return None
+
+
+def _scatter_pool(vectors: torch.Tensor, index: torch.Tensor, n: int, how: str) -> torch.Tensor:
+    """Pool window vectors ``(W, D)`` into example vectors ``(n, D)`` (or ``(n, 2D)``)."""
+    d = vectors.size(-1)
+    total = torch.zeros(n, d, dtype=vectors.dtype, device=vectors.device).index_add(0, index, vectors)
+    count = torch.zeros(n, dtype=vectors.dtype, device=vectors.device).index_add(0, index, torch.ones_like(index, dtype=vectors.dtype))
+    mean = total / count.clamp(min=1).unsqueeze(1)
+    if how == "mean":
+        return mean
+    mx = torch.full((n, d), float("-inf"), dtype=vectors.dtype, device=vectors.device)
+    mx = mx.scatter_reduce(0, index.unsqueeze(1).expand(-1, d), vectors, reduce="amax")
+    return torch.cat([mean, mx], dim=-1)
+
+
+class ZhBertForTask(BertPreTrainedModel):
+    config_class = BertConfig
+
+    def __init__(self, config: BertConfig, head: HeadConfig | None = None):
+        super().__init__(config)
+        head = head or HeadConfig.from_dict(config.zhbert_head)
+        config.zhbert_head = head.to_dict()
+        self.head = head
+        self.bert = BertModel(config, add_pooling_layer=True)
+        self.fusion = LayerFusion(head.representation, config.num_hidden_layers, config.hidden_size)
+        self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob)
+        d = self.fusion.output_size
+        if head.task != "token" and head.window_pool == "mean-max":
+            d *= 2
+        if head.task == "pair" and head.pair_encoding == "bi":
+            d *= 4
+        self.classifier = nn.Linear(d, head.num_outputs)
+        self.crf = CRF(head.labels, head.scheme) if head.crf else None
+        self.post_init()
+        if head.mode == "frozen":
+            self.freeze_encoder()
+
+    def _init_weights(self, module):
+        # from_pretrained builds missing weights empty and initialises them here;
+        # zhbert's own parameters need their documented starting values
+        super()._init_weights(module)
+        if isinstance(module, ScalarMix):
+            init.zeros_(module.weights)  # equal layer weights
+            init.ones_(module.gamma)
+        elif isinstance(module, CRF):
+            init.zeros_(module.transitions)
+            init.zeros_(module.start)
+            init.zeros_(module.end)
+
+    # -- modes -----------------------------------------------------------------
+    def freeze_encoder(self) -> None:
+        for p in self.bert.parameters():
+            p.requires_grad_(False)
+        self.bert.eval()
+
+    def train(self, mode: bool = True):
+        super().train(mode)
+        if self.head.mode == "frozen":
+            self.bert.eval()  # features do not depend on dropout draws
+        return self
+
+    # -- encoder -----------------------------------------------------------------
+    def _encode(self, input_ids, attention_mask, token_type_ids):
+        kwargs = dict(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                      output_hidden_states=self.fusion.needs_all_layers)
+        if self.head.mode == "frozen":
+            with torch.inference_mode():
+                out = self.bert(**kwargs)
+                states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
+                pooled = out.pooler_output
+            # inference tensors cannot enter autograd: clone them into ordinary ones
+            states = tuple(s.clone() for s in states)
+            pooled = pooled.clone() if pooled is not None else None
+        else:
+            out = self.bert(**kwargs)
+            states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
+            pooled = out.pooler_output
+        return self.fusion(states), pooled
+
+    def _sequence_vectors(self, input_ids, attention_mask, token_type_ids, example_index, num_examples):
+        tokens, pooled = self._encode(input_ids, attention_mask, token_type_ids)
+        if self.head.representation == "cls":
+            vec = pooled  # BERT's pooled [CLS] (dense + tanh), as BertForSequenceClassification
+        else:
+            m = attention_mask.unsqueeze(-1).to(tokens.dtype)
+            vec = (tokens * m).sum(1) / m.sum(1).clamp(min=1)
+        if example_index is None:
+            example_index = torch.arange(vec.size(0), device=vec.device)
+            num_examples = vec.size(0)
+        return _scatter_pool(vec, example_index, int(num_examples), self.head.window_pool)
+
+    # -- forward -------------------------------------------------------------------
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        token_type_ids=None,
+        labels=None,
+        example_index=None,
+        num_examples=None,
+        input_ids_b=None,
+        attention_mask_b=None,
+        example_index_b=None,
+        **unused,
+    ) -> TaskOutput:
+        h = self.head
+        if attention_mask is None:
+            attention_mask = torch.ones_like(input_ids)
+        if num_examples is not None and torch.is_tensor(num_examples):
+            num_examples = int(num_examples.reshape(-1)[0])
+        if h.task == "token":
+            tokens, _ = self._encode(input_ids, attention_mask, token_type_ids)
+            logits = self.classifier(self.dropout(tokens))
+            loss = self._token_loss(logits, labels, attention_mask) if labels is not None else None
+        else:
+            u = self._sequence_vectors(input_ids, attention_mask, token_type_ids, example_index, num_examples)
+            if h.task == "pair" and h.pair_encoding == "bi":
+                if input_ids_b is None:
+                    raise ValueError("a bi-encoder pair head needs input_ids_b (the second texts)")
+                if attention_mask_b is None:
+                    attention_mask_b = torch.ones_like(input_ids_b)
+                v = self._sequence_vectors(input_ids_b, attention_mask_b, torch.zeros_like(input_ids_b), example_index_b, num_examples)
+                u = torch.cat([u, v, (u - v).abs(), u * v], dim=-1)
+            logits = self.classifier(self.dropout(u))
+            loss = self._sequence_loss(logits, labels) if labels is not None else None
+        weights = None
+        if self.fusion.scalar_mix is not None:
+            weights = self.fusion.scalar_mix.layer_weights()
+        elif self.fusion.attention is not None:
+            weights = self.fusion.last_layer_weights
+        return TaskOutput(loss=loss, logits=logits, layer_weights=weights)
+
+    def _sequence_loss(self, logits, labels):
+        if self.head.regression:
+            return nn.functional.mse_loss(logits.squeeze(-1), labels.float())
+        if self.head.multi_label:
+            return nn.functional.binary_cross_entropy_with_logits(logits, labels.float())
+        return nn.functional.cross_entropy(logits, labels.long())
+
+    def _token_loss(self, logits, labels, attention_mask):
+        if self.crf is None:
+            return nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+        # labels are -100 on [CLS], [SEP] and padding: drop [CLS] so the mask is left-aligned
+        em, tags = logits[:, 1:], labels[:, 1:]
+        mask = tags != -100
+        keep = mask.any(1)
+        if not keep.any():
+            return logits.sum() * 0.0
+        em, tags, mask = em[keep], tags[keep].clamp(min=0), mask[keep]
+        return -self.crf.log_likelihood(em, tags, mask).mean()
+
+    # -- decoding ---------------------------------------------------------------------
+    @torch.no_grad()
+    def decode_tokens(self, logits: torch.Tensor, token_mask: torch.Tensor) -> list[list[int]]:
+        """Tag ids for the positions of ``token_mask`` (a left-aligned mask after [CLS])."""
+        em, mask = logits[:, 1:], token_mask[:, 1:].bool()
+        if self.crf is not None:
+            return self.crf.decode(em, mask)
+        best = em.argmax(-1)
+        return [best[i, : int(mask[i].sum())].tolist() for i in range(em.size(0))]
