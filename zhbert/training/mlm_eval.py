@@ -1,0 +1,109 @@
+"""Held-out fill-mask quality: masked-character accuracy and perplexity.
+
+Each held-out sentence gets 15% of its tokens (at least one) replaced by
+``[MASK]``, positions drawn from a seeded generator, so every model and the
+baseline are scored on exactly the same blanks. The model sees one sentence per
+row (``[CLS] s [SEP]``, sentences longer than the window are windowed).
+
+Baseline: the unigram model that predicts each blank from character
+frequencies counted on the pretraining corpus (add-one smoothed): its accuracy
+is the share of blanks that are the single most frequent token, its perplexity
+``exp`` of the mean negative log-frequency.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+import torch
+
+from ..tokenizer import encode
+from ..windows import windows
+
+__all__ = ["MaskedLMScore", "blank_positions", "evaluate_mlm", "unigram_counts", "evaluate_unigram"]
+
+
+@dataclass(frozen=True)
+class MaskedLMScore:
+    blanks: int
+    accuracy: float  # share of blanks whose top-1 prediction is the original token
+    perplexity: float  # exp(mean cross-entropy over blanks)
+
+    def to_dict(self) -> dict:
+        return {"blanks": self.blanks, "accuracy": self.accuracy, "perplexity": self.perplexity}
+
+
+def blank_positions(tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0) -> list[tuple[list[int], list[int]]]:
+    """``(token ids, masked positions)`` per text; ``[UNK]`` tokens are never blanks."""
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for enc in encode(tokenizer, texts):
+        ids = list(enc.ids)
+        candidates = [k for k, t in enumerate(ids) if t != tokenizer.unk_token_id]
+        if not candidates:
+            continue
+        n = max(1, round(rate * len(candidates)))
+        pick = torch.randperm(len(candidates), generator=g)[:n].tolist()
+        out.append((ids, sorted(candidates[p] for p in pick)))
+    return out
+
+
+@torch.no_grad()
+def evaluate_mlm(model, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, batch_size: int = 32, max_length: int = 128) -> MaskedLMScore:
+    model.eval()
+    rows = []  # (input ids with [MASK], {row position: original id})
+    body = max_length - 2
+    for ids, blanks in blank_positions(tokenizer, texts, rate, seed):
+        masked = list(ids)
+        for k in blanks:
+            masked[k] = tokenizer.mask_token_id
+        bset = set(blanks)
+        for a, b in windows(len(ids), body):
+            # each blank scored once: in the window where it is first seen
+            targets = {k - a + 1: ids[k] for k in range(a, b) if k in bset}
+            bset -= {k for k in range(a, b)}
+            if targets:
+                rows.append(([tokenizer.cls_token_id] + masked[a:b] + [tokenizer.sep_token_id], targets))
+    correct, nll, total = 0, 0.0, 0
+    for start in range(0, len(rows), batch_size):
+        chunk = rows[start : start + batch_size]
+        n = max(len(r[0]) for r in chunk)
+        input_ids = torch.tensor([r[0] + [tokenizer.pad_token_id] * (n - len(r[0])) for r in chunk])
+        attention = (torch.arange(n)[None, :] < torch.tensor([len(r[0]) for r in chunk])[:, None]).long()
+        logits = model(input_ids=input_ids, attention_mask=attention).logits
+        for i, (_, targets) in enumerate(chunk):
+            pos = torch.tensor(list(targets))
+            gold = torch.tensor(list(targets.values()))
+            lp = torch.log_softmax(logits[i, pos].float(), dim=-1)
+            nll -= float(lp[torch.arange(len(gold)), gold].sum())
+            correct += int((lp.argmax(-1) == gold).sum())
+            total += len(gold)
+    return MaskedLMScore(total, correct / max(total, 1), math.exp(nll / max(total, 1)))
+
+
+def unigram_counts(tokenizer, texts, batch_size: int = 2000) -> Counter:
+    counts: Counter = Counter()
+    batch: list[str] = []
+    for t in texts:
+        batch.append(t)
+        if len(batch) == batch_size:
+            for e in encode(tokenizer, batch):
+                counts.update(e.ids)
+            batch = []
+    for e in encode(tokenizer, batch):
+        counts.update(e.ids)
+    return counts
+
+
+def evaluate_unigram(counts: Counter, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0) -> MaskedLMScore:
+    vocab = len(tokenizer)
+    total_count = sum(counts.values()) + vocab  # add-one smoothing
+    top = counts.most_common(1)[0][0]
+    correct, nll, n = 0, 0.0, 0
+    for ids, blanks in blank_positions(tokenizer, texts, rate, seed):
+        for k in blanks:
+            nll -= math.log((counts.get(ids[k], 0) + 1) / total_count)
+            correct += ids[k] == top
+            n += 1
+    return MaskedLMScore(n, correct / max(n, 1), math.exp(nll / max(n, 1)))
