@@ -200,3 +200,16 @@ def test_sequence_and_pair_edge_cases(tiny_encoder, tokenizer):
         predict_scores(cross, tokenizer, [("很长的问题" * 10, "另一个问题")])
     bi = new_head(tiny_encoder, HeadConfig(**HEADS["pair-bi"], window=32)).eval()
     assert predict_scores(bi, tokenizer, [("很长的问题" * 10, "另一个问题"), ("", "😀")]).shape == (2, 2)
+
+
+def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_examples, tmp_path):
+    from zhbert.training.finetune import FinetuneConfig, fine_tune
+
+    head = HeadConfig(**HEADS["sequence"], window=64)
+    model = new_head(tiny_encoder, head)
+    rows = weibo_examples[:8]
+    batch = TaskCollator(tokenizer, head, 64)(rows)
+    model.eval()
+    before = float(model(**batch).loss)
+    fine_tune(model, tokenizer, rows, FinetuneConfig(output=str(tmp_path), max_steps=15, batch_size=8, learning_rate=1e-3, warmup=0.0, logging_steps=5))
+    assert float(model(**batch).loss) < before

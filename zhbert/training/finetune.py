@@ -1,0 +1,80 @@
+"""Fine-tune (or train the head of a frozen encoder) on HF ``Trainer``.
+
+Examples are dicts of token ids and labels (see ``zhbert.heads.inputs``); the
+same :class:`~zhbert.heads.TaskCollator` windows them in training and in
+prediction. Evaluation is left to the recipes, which decode through
+``zhbert.heads.predict_*`` (windows, CRF, offsets) rather than raw logits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from datasets import Dataset
+from transformers import Trainer, TrainingArguments
+
+from ..heads import TaskCollator, ZhBertForTask, window_size
+
+__all__ = ["FinetuneConfig", "fine_tune"]
+
+
+@dataclass
+class FinetuneConfig:
+    output: str = "runs/finetune"  # checkpoints (the recipe saves the final model itself)
+    epochs: float = 3.0
+    max_steps: int = -1  # overrides epochs when > 0
+    batch_size: int = 32
+    learning_rate: float | None = None  # default 5e-5 fine-tuning, 1e-3 frozen (head only)
+    head_learning_rate: float | None = None  # head (and fusion/CRF) parameters; default = learning_rate x 20 when fine-tuning
+    weight_decay: float = 0.01
+    warmup: float = 0.1  # fraction of steps
+    seed: int = 42
+    logging_steps: int = 50
+    save_steps: int = 0  # 0: no intermediate checkpoints
+
+
+def _param_groups(model: ZhBertForTask, cfg: FinetuneConfig) -> list[dict]:
+    frozen = model.head.mode == "frozen"
+    lr = cfg.learning_rate or (1e-3 if frozen else 5e-5)
+    head_lr = cfg.head_learning_rate or (lr if frozen else lr * 20)
+    encoder = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
+    head = [p for n, p in model.named_parameters() if not n.startswith("bert.") and p.requires_grad]
+    groups = [{"params": head, "lr": head_lr}]
+    if encoder:
+        groups.insert(0, {"params": encoder, "lr": lr})
+    return groups
+
+
+def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig) -> Trainer:
+    if not train:
+        raise ValueError("no training examples")
+    args = TrainingArguments(
+        output_dir=cfg.output,
+        num_train_epochs=cfg.epochs,
+        max_steps=cfg.max_steps,
+        per_device_train_batch_size=cfg.batch_size,
+        learning_rate=cfg.learning_rate or 5e-5,
+        weight_decay=cfg.weight_decay,
+        warmup_steps=cfg.warmup,
+        lr_scheduler_type="linear",
+        logging_steps=cfg.logging_steps,
+        save_strategy="steps" if cfg.save_steps else "no",
+        save_steps=cfg.save_steps or 500,
+        seed=cfg.seed,
+        data_seed=cfg.seed,
+        report_to=[],
+        remove_unused_columns=False,
+        label_names=["labels"],
+        use_cpu=not torch.cuda.is_available(),
+    )
+    optimizer = torch.optim.AdamW(_param_groups(model, cfg), weight_decay=cfg.weight_decay)
+    trainer = Trainer(
+        model=model,
+        args=args,
+        train_dataset=Dataset.from_list(train),
+        data_collator=TaskCollator(tokenizer, model.head, window_size(model.head, model.config)),
+        optimizers=(optimizer, None),
+    )
+    trainer.train()
+    model.eval()
+    return trainer
