@@ -213,3 +213,25 @@ def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_
     before = float(model(**batch).loss)
     fine_tune(model, tokenizer, rows, FinetuneConfig(output=str(tmp_path), max_steps=15, batch_size=8, learning_rate=1e-3, warmup=0.0, logging_steps=5))
     assert float(model(**batch).loss) < before
+
+
+def test_frozen_feature_cache_skips_the_encoder(tiny_encoder, tokenizer, ner_examples):
+    head = HeadConfig(**HEADS["token-crf"], mode="frozen", representation="scalar-mix", window=64)
+    model = new_head(tiny_encoder, head)
+    batch = TaskCollator(tokenizer, head, 64)(ner_examples[:6])
+    reference = model(**batch).loss
+    model.enable_feature_cache()
+    calls = []
+    hook = model.bert.register_forward_hook(lambda *a: calls.append(1))
+    first = model(**batch).loss
+    smaller = TaskCollator(tokenizer, head, 64)(ner_examples[:3])  # other padding, same rows
+    model(**smaller)
+    second = model(**batch).loss
+    hook.remove()
+    assert len(calls) == 1  # only the first batch ran the encoder
+    torch.testing.assert_close(first, reference, rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(second, first)
+    second.backward()  # cached features still train the head
+    assert model.fusion.scalar_mix.weights.grad is not None
+    with pytest.raises(ValueError, match="needs mode='frozen'"):
+        new_head(tiny_encoder, HeadConfig(**HEADS["token"])).enable_feature_cache()

@@ -111,18 +111,51 @@ class ZhBertForTask(BertPreTrainedModel):
             self.bert.eval()  # features do not depend on dropout draws
         return self
 
+    def enable_feature_cache(self, enabled: bool = True) -> None:
+        """Frozen mode: keep each distinct input row's encoder features in memory, so
+        later epochs skip the encoder. Costs (layers used) x tokens x hidden floats per row."""
+        if enabled and self.head.mode != "frozen":
+            raise ValueError("feature caching needs mode='frozen' (a fine-tuned encoder changes every step)")
+        self._feature_cache = {} if enabled else None
+
+    def _run_frozen(self, kwargs):
+        with torch.inference_mode():
+            out = self.bert(**kwargs)
+            states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
+            pooled = out.pooler_output
+        # inference tensors cannot enter autograd: clone them into ordinary ones
+        return tuple(s.clone() for s in states), pooled.clone()
+
+    def _frozen_features(self, kwargs):
+        cache = getattr(self, "_feature_cache", None)
+        if cache is None:
+            return self._run_frozen(kwargs)
+        ids, mask = kwargs["input_ids"], kwargs["attention_mask"]
+        types = kwargs["token_type_ids"] if kwargs["token_type_ids"] is not None else torch.zeros_like(ids)
+        lengths = mask.sum(1).tolist()
+        keys = [(tuple(ids[i, :n].tolist()), tuple(types[i, :n].tolist())) for i, n in enumerate(lengths)]
+        missing = [i for i, k in enumerate(keys) if k not in cache]
+        if missing:
+            sub = {**kwargs, "input_ids": ids[missing], "attention_mask": mask[missing], "token_type_ids": types[missing]}
+            states, pooled = self._run_frozen(sub)
+            for j, i in enumerate(missing):
+                n = lengths[i]
+                cache[keys[i]] = (tuple(s[j, :n] for s in states), pooled[j])
+        # re-pad cached rows to this batch's length (padded positions are masked downstream)
+        t = ids.size(1)
+        rows = [cache[k] for k in keys]
+        states = tuple(
+            torch.stack([torch.nn.functional.pad(r[0][layer], (0, 0, 0, t - r[0][layer].size(0))) for r in rows])
+            for layer in range(len(rows[0][0]))
+        )
+        return states, torch.stack([r[1] for r in rows])
+
     # -- encoder -----------------------------------------------------------------
     def _encode(self, input_ids, attention_mask, token_type_ids):
         kwargs = dict(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
                       output_hidden_states=self.fusion.needs_all_layers)
         if self.head.mode == "frozen":
-            with torch.inference_mode():
-                out = self.bert(**kwargs)
-                states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
-                pooled = out.pooler_output
-            # inference tensors cannot enter autograd: clone them into ordinary ones
-            states = tuple(s.clone() for s in states)
-            pooled = pooled.clone() if pooled is not None else None
+            states, pooled = self._frozen_features(kwargs)
         else:
             out = self.bert(**kwargs)
             states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
