@@ -1,0 +1,84 @@
+"""Each recipe end to end on a few dozen real examples with a tiny encoder."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _recipe(name, tiny_encoder, out, *extra):
+    cmd = [sys.executable, str(ROOT / "recipes" / f"{name}.py"), "--encoder", str(tiny_encoder), "--preset", "tiny",
+           "--window", "64", "--output_dir", str(out), *extra]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    return r, json.loads((out / "metrics.json").read_text())
+
+
+def test_cws_recipe(tiny_encoder, tmp_path):
+    r, m = _recipe("cws", tiny_encoder, tmp_path / "cws", "--dataset", "pku")
+    assert m["dataset"] == "cws-pku" and m["scored_on"] == "test"
+    z, j = m["metrics"]["zhbert"], m["metrics"]["jieba"]
+    assert 0 <= z["f1"] <= 1 and z["gold_words"] == j["gold_words"] > 100
+    assert 0.7 < j["f1"] < 1.0  # jieba's default model on real PKU test sentences
+    assert "| cws-pku |" in r.stdout
+    # the saved model re-evaluates to the same score
+    r2, m2 = _recipe("cws", tiny_encoder, tmp_path / "again", "--dataset", "pku", "--evaluate_only", str(tmp_path / "cws" / "model"))
+    assert m2["metrics"]["zhbert"] == z
+
+
+@pytest.mark.parametrize("dataset, crf", [("resume", True), ("weibo", False)])
+def test_ner_recipe(dataset, crf, tiny_encoder, tmp_path):
+    extra = ["--crf"] if crf else []
+    r, m = _recipe("ner", tiny_encoder, tmp_path / "ner", "--dataset", dataset, *extra)
+    overall = m["metrics"]["overall"]
+    assert m["dataset"] == f"ner-{dataset}" and 0 <= overall["f1"] <= 1 and overall["support"] > 0
+    assert set(m["metrics"]["per_type"]) <= {"NAME", "ORG", "TITLE", "EDU", "CONT", "LOC", "PRO", "RACE",
+                                             "GPE.NAM", "GPE.NOM", "LOC.NAM", "LOC.NOM", "ORG.NAM", "ORG.NOM", "PER.NAM", "PER.NOM"}
+
+
+def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
+    import os
+    import shutil
+
+    shared = tmp_path / "shared"
+    (shared / "datasets" / "resume_ner").mkdir(parents=True)
+    from zhbert.data.paths import shared_dir
+
+    src = shared_dir() / "datasets" / "resume_ner"
+    shutil.copy(src / "dev.char.bmes", shared / "datasets" / "resume_ner")
+    bad = (src / "train.char.bmes").read_text(encoding="utf-8").splitlines()
+    bad[4] = "高 B-NAME extra-column"
+    (shared / "datasets" / "resume_ner" / "train.char.bmes").write_text("\n".join(bad) + "\n", encoding="utf-8")
+    cmd = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "resume", "--encoder", str(tiny_encoder),
+           "--preset", "tiny", "--output_dir", str(tmp_path / "out")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "ZHBERT_SHARED": str(shared)})
+    assert r.returncode == 1 and "train.char.bmes:5:" in r.stderr and "Traceback" not in r.stderr
+    (shared / "datasets" / "resume_ner" / "train.char.bmes").unlink()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "ZHBERT_SHARED": str(shared)})
+    assert r.returncode == 1 and "train.char.bmes" in r.stderr and "not found" in r.stderr and "Traceback" not in r.stderr
+
+
+@pytest.mark.parametrize("dataset", ["usual", "nlpcc2014"])
+def test_weibo_tagging_recipe(dataset, tiny_encoder, tmp_path):
+    r, m = _recipe("weibo_tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window_pool", "mean-max")
+    if dataset == "usual":
+        assert 0 <= m["metrics"]["macro_f1"] <= 1 and len(m["metrics"]["per_label_f1"]) == 6
+    else:
+        assert set(m["metrics"]) == {"test", "extra_test", "thresholds"} and len(m["metrics"]["thresholds"]) == 7
+        assert 0 <= m["metrics"]["test"]["exact_match"] <= 1
+        # thresholds travel with the model
+        from zhbert.heads import load_head
+
+        assert load_head(tmp_path / "t" / "model").head.thresholds == m["metrics"]["thresholds"]
+
+
+@pytest.mark.parametrize("dataset, encoding", [("afqmc", "cross"), ("lcqmc", "bi"), ("sts", "cross")])
+def test_matching_recipe(dataset, encoding, tiny_encoder, tmp_path):
+    r, m = _recipe("matching", tiny_encoder, tmp_path / "m", "--dataset", dataset, "--pair_encoding", encoding)
+    if dataset == "sts":
+        assert -1 <= m["metrics"]["pearson"] <= 1
+    else:
+        assert 0 <= m["metrics"]["accuracy"] <= 1 and "majority_baseline" in m["metrics"]

@@ -1,0 +1,165 @@
+"""What every recipe shares: arguments, model set-up, examples, results files.
+
+The recipes in ``recipes/`` read top to bottom (arguments, data, model, train,
+evaluate, save); the pieces they have in common live here so each stays short.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head
+from ..heads.inputs import token_tags_from_chars
+from ..tokenizer import encode, load_tokenizer
+from .finetune import FinetuneConfig
+
+logger = logging.getLogger("zhbert")
+
+__all__ = ["run_recipe", "head_config", "finetune_config", "RecipeArguments", "PRESETS", "apply_preset", "prepare_model", "tagging_examples", "classification_examples",
+           "pair_examples", "write_results", "subsample"]
+
+
+@dataclass
+class RecipeArguments:
+    dataset: str = field(default="", metadata={"help": "which dataset of the task (see --help of the recipe)"})
+    encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
+    random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
+    mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})
+    representation: str | None = field(default=None, metadata={"help": "cls, last, mean-last-4, concat-last-4, scalar-mix, layer-attention"})
+    crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
+    window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
+    stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
+    window_pool: str = field(default="mean", metadata={"help": "sequence heads: mean or mean-max over windows"})
+    pair_encoding: str = field(default="cross", metadata={"help": "pair heads: cross or bi"})
+    preset: str = field(default="full", metadata={"help": "tiny (seconds on CPU, for tests) or full"})
+    epochs: float = field(default=3.0, metadata={"help": "training epochs"})
+    max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides epochs)"})
+    batch_size: int | None = field(default=None, metadata={"help": "examples per step (default 32)"})
+    learning_rate: float | None = field(default=None, metadata={"help": "encoder learning rate (default 5e-5; 1e-3 frozen)"})
+    max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
+    max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
+    output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
+    evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
+    seed: int = field(default=42, metadata={"help": "random seed"})
+
+
+def run_recipe(main) -> None:
+    """Run a recipe's ``main``; bad data or models end with one clear line, not a traceback."""
+    import sys
+
+    from ..errors import ZhbertError
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        main()
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+PRESETS = {
+    "tiny": dict(max_train_samples=32, max_eval_samples=16, max_steps=6, batch_size=8),
+    "full": dict(max_steps=-1, batch_size=32),
+}
+
+
+def apply_preset(args: RecipeArguments) -> RecipeArguments:
+    if args.preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {args.preset!r}")
+    for k, v in {**PRESETS["full"], **PRESETS[args.preset]}.items():
+        if getattr(args, k) is None:  # an explicit flag wins over the preset
+            setattr(args, k, v)
+    return args
+
+
+def subsample(rows: list[dict], n: int | None) -> list[dict]:
+    return rows[:n] if n else rows
+
+
+def _encoder_path(name: str) -> str:
+    from ..model_info import resolve_model_path
+
+    return str(resolve_model_path(name))
+
+
+def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTask, object]:
+    """The model to train (or the saved one to evaluate) and its tokenizer."""
+    torch.manual_seed(args.seed)
+    if args.evaluate_only:
+        model = load_head(args.evaluate_only)
+        return model, load_tokenizer(args.evaluate_only)
+    path = _encoder_path(args.encoder)
+    model = new_head(path, head)
+    if args.random_init:
+        fresh = ZhBertForTask(model.config, head)  # post_init draws every weight anew
+        model = fresh
+        if head.mode == "frozen":
+            model.freeze_encoder()
+    return model, load_tokenizer(path)
+
+
+def tagging_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[dict]:
+    index = {l: i for i, l in enumerate(labels)}
+    out = []
+    for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
+        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]])})
+    return out
+
+
+def classification_examples(tokenizer, rows: list[dict], num_labels: int, multi_label: bool = False) -> list[dict]:
+    out = []
+    for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
+        label = [float(i in r["labels"]) for i in range(num_labels)] if multi_label else r["label"]
+        out.append({"input_ids": list(enc.ids), "label": label})
+    return out
+
+
+def pair_examples(tokenizer, rows: list[dict]) -> list[dict]:
+    a = encode(tokenizer, [r["text_a"] for r in rows])
+    b = encode(tokenizer, [r["text_b"] for r in rows])
+    return [{"input_ids": list(x.ids), "input_ids_b": list(y.ids), "label": r["label"]} for r, x, y in zip(rows, a, b)]
+
+
+def head_config(args: RecipeArguments, task: str, data, **extra) -> HeadConfig:
+    """The head a recipe trains, from its arguments and its dataset."""
+    return HeadConfig(task=task, labels=data.labels, scheme=data.scheme, multi_label=data.multi_label,
+                      regression=data.regression, crf=args.crf, mode=args.mode, representation=args.representation,
+                      window=args.window, stride=args.stride, window_pool=args.window_pool,
+                      pair_encoding=args.pair_encoding, **extra)
+
+
+def finetune_config(args: RecipeArguments) -> FinetuneConfig:
+    return FinetuneConfig(output=str(Path(args.output_dir) / "checkpoints"), epochs=args.epochs, max_steps=args.max_steps,
+                          batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed)
+
+
+def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> Path:
+    """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row."""
+    out = Path(args.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if model is not None and not args.evaluate_only:
+        save_head(model, tokenizer, out / "model")
+    record = {
+        "task": task,
+        "dataset": data.name,
+        "scored_on": data.eval_split,
+        "metrics": metrics,
+        "notes": data.notes,
+        "arguments": asdict(args),
+        "date": time.strftime("%Y-%m-%d"),
+        "train_examples": len(data.train),
+    }
+    path = out / "metrics.json"
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    value = metrics
+    for key in headline.split("."):
+        value = value[key]
+    encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
+    print(f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
+          f"| {data.eval_split} | {headline} = {100 * value:.2f} |")
+    return path
