@@ -80,7 +80,7 @@ def _train(model, batch, steps=8, lr=3e-3):
         opt.zero_grad()
         loss.backward()
         opt.step()
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return losses
 
 
@@ -102,7 +102,7 @@ def test_every_head_mode_and_representation_trains(kind, mode, representation, t
         assert any(not torch.equal(before[k], after[k]) for k in before if "pooler" not in k)
     out = model(**batch)
     if representation == "scalar-mix":
-        assert out.layer_weights.shape == (5,) and float(out.layer_weights.sum()) == pytest.approx(1.0)
+        assert out.layer_weights.shape == (5,) and float(out.layer_weights.detach().sum()) == pytest.approx(1.0)
         assert model.fusion.scalar_mix.weights.grad is not None and model.fusion.scalar_mix.weights.grad.abs().sum() > 0
     if representation == "layer-attention":
         w = out.layer_weights
@@ -210,9 +210,9 @@ def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_
     rows = weibo_examples[:8]
     batch = TaskCollator(tokenizer, head, 64)(rows)
     model.eval()
-    before = float(model(**batch).loss)
+    before = float(model(**batch).loss.detach())
     fine_tune(model, tokenizer, rows, FinetuneConfig(output=str(tmp_path), max_steps=15, batch_size=8, learning_rate=1e-3, warmup=0.0, logging_steps=5))
-    assert float(model(**batch).loss) < before
+    assert float(model(**batch).loss.detach()) < before
 
 
 def test_frozen_feature_cache_skips_the_encoder(tiny_encoder, tokenizer, ner_examples):
