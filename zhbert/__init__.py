@@ -14,4 +14,13 @@ __version__ = "0.1.0"
 warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
 logging.getLogger("zhbert").addHandler(logging.NullHandler())
 
-__all__ = ["__version__"]
+__all__ = ["__version__", "load"]
+
+
+def __getattr__(name):
+    # ``zhbert.load`` imports torch/transformers only when first used
+    if name == "load":
+        from .api import load
+
+        return load
+    raise AttributeError(f"module 'zhbert' has no attribute {name!r}")

@@ -7,26 +7,28 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .errors import ModelLoadError
+
 BUNDLED_DIR = Path(__file__).parent / "pretrained"
 
 # short name -> (folder, how to make it)
 BUNDLED = {
-    "base": ("base", "zhbert pretrain --preset default --output zhbert/pretrained/base (see bench/RESULTS.md)"),
-    "cws": ("cws", "python recipes/cws.py --preset bundle"),
-    "tagging": ("tagging", "python recipes/weibo_tagging.py --preset bundle"),
-    "ner": ("ner", "python recipes/ner.py --preset bundle"),
-    "matching": ("matching", "python recipes/matching.py --preset bundle"),
+    "base": ("base", "runs/pretrain_default.sh as recorded in bench/RESULTS.md, then export OUTPUT/final here"),
+    "cws": ("cws", "python recipes/cws.py --dataset pku --output_dir runs/cws-pku, then copy runs/cws-pku/model here"),
+    "tagging": ("tagging", "python recipes/weibo_tagging.py --dataset usual --output_dir runs/tagging-usual, then copy its model here"),
+    "ner": ("ner", "python recipes/ner.py --dataset msra --crf --output_dir runs/ner-msra, then copy its model here"),
+    "matching": ("matching", "python recipes/matching.py --dataset afqmc --output_dir runs/matching-afqmc, then copy its model here"),
 }
 
 
 def bundled_path(name: str) -> Path:
     """Folder of a bundled model; raises with the list of names or the make command."""
     if name not in BUNDLED:
-        raise KeyError(f"unknown model {name!r}; bundled models: {', '.join(BUNDLED)} (or pass a local model folder)")
+        raise ModelLoadError(f"unknown model {name!r}; bundled models: {', '.join(BUNDLED)} (or pass a local model folder)")
     folder, how = BUNDLED[name]
     path = BUNDLED_DIR / folder
     if not (path / "config.json").is_file():
-        raise FileNotFoundError(f"bundled model {name!r} is missing at {path}; make it with: {how}")
+        raise ModelLoadError(f"bundled model {name!r} is missing at {path}; make it with: {how}")
     return path
 
 

@@ -25,6 +25,7 @@ __all__ = ["TokenTags", "predict_tags", "predict_scores", "char_spans"]
 class TokenTags:
     encoding: Encoding
     tags: tuple[str, ...]  # one per token of ``encoding``
+    scores: tuple[float, ...] = ()  # softmax probability of each chosen tag (from the emissions, also under a CRF)
 
 
 def _collator(model: ZhBertForTask, tokenizer) -> TaskCollator:
@@ -41,7 +42,9 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     rows = []  # (text index, window start, window end)
     for i, enc in enumerate(encs):
         rows.extend((i, a, b) for a, b in coll.spans(len(enc)) if b > a)
+    rows.sort(key=lambda r: r[2] - r[1])  # batches of similar length: little padding
     preds: dict[tuple[int, int], list[int]] = {}
+    probs: dict[tuple[int, int], list[float]] = {}
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]
         batch = coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk])
@@ -49,27 +52,37 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
         token_mask = torch.zeros_like(batch["attention_mask"])
         for r, (_, a, b) in enumerate(chunk):
             token_mask[r, 1 : 1 + b - a] = 1
-        for (i, a, _), path in zip(chunk, model.decode_tokens(logits, token_mask)):
+        soft = torch.softmax(logits[:, 1:].float(), dim=-1)
+        for r, ((i, a, _), path) in enumerate(zip(chunk, model.decode_tokens(logits, token_mask))):
             preds[(i, a)] = path
+            probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
     labels = model.head.labels
     out = []
     for i, enc in enumerate(encs):
         spans = [(a, b) for a, b in coll.spans(len(enc)) if b > a]
         owner = owners(len(enc), spans)
-        tags = []
+        tags, scores = [], []
         for k in range(len(enc)):
             if owner[k] < 0:  # beyond the first window when the caller asked to truncate
                 break
             a, _ = spans[owner[k]]
             tags.append(labels[preds[(i, a)][k - a]])
-        out.append(TokenTags(enc, tuple(tags)))
+            scores.append(probs[(i, a)][k - a])
+        out.append(TokenTags(enc, tuple(tags), tuple(scores)))
     return out
 
 
-def char_spans(pred: TokenTags, scheme: str) -> list[tuple[str | None, int, int]]:
-    """Tagged spans as ``(type, start, end)`` character offsets into the original text."""
+def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False) -> list[tuple]:
+    """Tagged spans as ``(type, start, end)`` character offsets into the original text;
+    with ``with_scores``, ``(type, start, end, mean tag probability over the span)``."""
     offsets = pred.encoding.offsets
-    return [(t, offsets[s][0], offsets[e - 1][1]) for t, s, e in lenient_spans(list(pred.tags), scheme)]
+    out = []
+    for t, s, e in lenient_spans(list(pred.tags), scheme):
+        span = (t, offsets[s][0], offsets[e - 1][1])
+        if with_scores:
+            span += (sum(pred.scores[s:e]) / (e - s),)
+        out.append(span)
+    return out
 
 
 @torch.no_grad()
@@ -83,9 +96,12 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
         raise ValueError("predict_scores needs a sequence or pair head; use predict_tags for token heads")
     model.eval()
     coll = _collator(model, tokenizer)
+    # batches of similar length waste little padding; results go back in input order
+    size = (lambda x: len(x[0]) + len(x[1])) if h.task == "pair" else len
+    order = sorted(range(len(inputs)), key=lambda i: size(inputs[i]))
     outs = []
-    for start in range(0, len(inputs), batch_size):
-        chunk = inputs[start : start + batch_size]
+    for start in range(0, len(order), batch_size):
+        chunk = [inputs[i] for i in order[start : start + batch_size]]
         if h.task == "pair":
             a = encode(tokenizer, [x[0] for x in chunk])
             b = encode(tokenizer, [x[1] for x in chunk])
@@ -99,4 +115,8 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
             outs.append(torch.sigmoid(logits))
         else:
             outs.append(torch.softmax(logits, dim=-1))
-    return torch.cat(outs) if outs else torch.empty(0)
+    if not outs:
+        return torch.empty(0)
+    result = torch.empty_like(torch.cat(outs))
+    result[torch.tensor(order)] = torch.cat(outs)
+    return result

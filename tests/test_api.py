@@ -1,0 +1,91 @@
+"""zhbert.load(...) predictors on real sentences: offsets into the original text."""
+import json
+
+import pytest
+
+import zhbert
+from zhbert.api import Classifier, MaskedLM, Matcher, Segmenter, Tagger
+from zhbert.data.peoples_daily import NER_LABELS
+from zhbert.heads import HeadConfig, new_head, save_head
+
+TEXTS = [
+    "江泽民主席在北京会见了美国总统克林顿。",
+    "ＡＢＣ１２３公司在  上海 开业😀！",
+    "iPhone15发布于2023年，臺灣大學的學生說：“好貴”。",
+    "",
+    "\u3000",
+]
+
+
+@pytest.fixture(scope="module")
+def models(tiny_encoder, tokenizer, tmp_path_factory):
+    root = tmp_path_factory.mktemp("api_models")
+    heads = {
+        "cws": HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64),
+        "ner": HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", crf=True, window=64),
+        "tagging": HeadConfig(task="sequence", labels=["neutral", "angry", "happy", "sad", "fear", "surprise"], window=64),
+        "multi": HeadConfig(task="sequence", labels=["like", "anger"], multi_label=True, thresholds=[0.3, 0.6], window=64),
+        "matching": HeadConfig(task="pair", labels=["0", "1"], window=64),
+    }
+    out = {"base": tiny_encoder}
+    for name, head in heads.items():
+        out[name] = save_head(new_head(tiny_encoder, head), tokenizer, root / name)
+    return out
+
+
+def test_load_picks_the_predictor(models):
+    kinds = {"cws": Segmenter, "ner": Tagger, "tagging": Classifier, "multi": Classifier, "matching": Matcher, "base": MaskedLM}
+    for name, cls in kinds.items():
+        assert type(zhbert.load(str(models[name]))) is cls
+
+
+def test_segmenter_and_tagger_offsets(models):
+    cws, ner = zhbert.load(str(models["cws"])), zhbert.load(str(models["ner"]))
+    words = cws(TEXTS)
+    assert len(words) == len(TEXTS) and cws(TEXTS[0]) == words[0]  # one in, one out; list in, list out
+    for text, ws in zip(TEXTS, words):
+        assert all(text[w.start : w.end] == w.text for w in ws)
+        assert "".join(w.text for w in ws) == "".join(text.split())  # words spell the text (spaces aside)
+        assert [w.start for w in ws] == sorted(w.start for w in ws)
+    for text, ents in zip(TEXTS, ner(TEXTS)):
+        for e in ents:
+            assert text[e.start : e.end] == e.text and e.label in ("PER", "LOC", "ORG") and 0 < e.score <= 1
+    json.dumps([[e.to_dict() for e in ents] for ents in ner(TEXTS)], ensure_ascii=False)
+
+
+def test_classifier_and_matcher(models):
+    tagging, multi, matching = (zhbert.load(str(models[k])) for k in ("tagging", "multi", "matching"))
+    r = tagging("今天心情特别好，阳光明媚😀")
+    assert len(r.labels) == 1 and r.labels[0] == r.scores[0] and abs(sum(s.score for s in r.scores) - 1) < 1e-5
+    for m in multi(TEXTS):
+        assert all(l.score >= {"like": 0.3, "anger": 0.6}[l.label] for l in m.labels)
+    pair = matching(("花呗怎么还款", "花呗如何还钱"))
+    assert pair.label in ("0", "1") and 0.5 <= pair.score <= 1
+    assert len(matching([("a", "b"), ("", "😀")])) == 2
+    with pytest.raises(TypeError, match="expected a string"):
+        tagging([1, 2])
+    json.dumps(r.to_dict(), ensure_ascii=False)
+
+
+def test_fill_mask_and_features(models):
+    base = zhbert.load(str(models["base"]))
+    text = "中国的首都是[MASK][MASK]。"
+    fills = base.fill_mask(text, top_k=3)
+    assert [(f.start, f.end) for f in fills] == [(6, 12), (12, 18)]
+    assert all(len(f.candidates) == 3 and f.token == f.candidates[0].token for f in fills)
+    assert all(c.token not in ("[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]") for f in fills for c in f.candidates)
+    with pytest.raises(ValueError, match="no \\[MASK\\]"):
+        base.fill_mask("没有遮盖")
+    vecs = base.features(["你好", "北京欢迎你"], representation="mean-last-4")
+    assert len(vecs) == 2 and len(vecs[0]) == 32
+    per_token = base.features("北京 欢迎", pooled=False)
+    assert [(t["start"], t["end"]) for t in per_token] == [(0, 1), (1, 2), (3, 4), (4, 5)]
+
+
+def test_load_errors(tmp_path):
+    from zhbert.errors import ModelLoadError
+
+    with pytest.raises(ModelLoadError, match="bundled models: base, cws"):
+        zhbert.load("no-such-model")
+    with pytest.raises(ModelLoadError, match="config.json is missing"):
+        zhbert.load(str(tmp_path))

@@ -1,0 +1,268 @@
+"""``zhbert.load(...)``: one call to load, then batched predictions as plain data.
+
+One string in -> one result out; a list in -> a list out, order kept; inputs are
+never modified. Every span carries ``start``/``end`` offsets into the caller's
+*original* string (``text[start:end] == span.text``), through normalisation
+(full-width forms, spaces, emoji, control characters). Long texts are windowed.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from .errors import ModelLoadError
+from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict_tags
+from .heads.thresholds import apply_thresholds
+from .model_info import resolve_model_path
+from .tokenizer import encode, load_tokenizer
+
+__all__ = ["load", "Span", "Label", "Classification", "Match", "Candidate", "MaskFill",
+           "Segmenter", "Tagger", "Classifier", "Matcher", "MaskedLM"]
+
+
+@dataclass(frozen=True)
+class Span:
+    text: str
+    start: int
+    end: int
+    label: str | None = None
+    score: float | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Label:
+    label: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Classification:
+    labels: tuple[Label, ...]  # the predicted label(s), best first
+    scores: tuple[Label, ...]  # every label with its probability, best first
+
+    def to_dict(self) -> dict:
+        return {"labels": [l.to_dict() for l in self.labels], "scores": [l.to_dict() for l in self.scores]}
+
+
+@dataclass(frozen=True)
+class Match:
+    label: str
+    score: float  # probability of ``label`` (or the predicted score for a regression head)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    token: str
+    score: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class MaskFill:
+    start: int  # offsets of this "[MASK]" in the input
+    end: int
+    token: str  # the filled-in character
+    candidates: tuple[Candidate, ...]
+
+    def to_dict(self) -> dict:
+        return {"start": self.start, "end": self.end, "token": self.token, "candidates": [c.to_dict() for c in self.candidates]}
+
+
+def _one_or_many(inputs, fn):
+    single = isinstance(inputs, str) or (isinstance(inputs, tuple) and len(inputs) == 2 and all(isinstance(x, str) for x in inputs))
+    items = [inputs] if single else list(inputs)
+    for i, x in enumerate(items):
+        ok = isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, str) for y in x))
+        if not ok:
+            raise TypeError(f"input {i}: expected a string (or a pair of strings), got {type(x).__name__}")
+    out = fn(items)
+    return out[0] if single else out
+
+
+class _HeadPredictor:
+    def __init__(self, model: ZhBertForTask, tokenizer, path: Path):
+        self.model, self.tokenizer, self.path = model, tokenizer, path
+        self.head = model.head
+
+    def __call__(self, inputs, batch_size: int = 32):
+        return _one_or_many(inputs, lambda items: self._predict(items, batch_size))
+
+    predict = __call__
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self.path)!r}, labels={self.head.labels})"
+
+
+class Segmenter(_HeadPredictor):
+    """Word segmentation: words as spans that concatenate back to the input (minus spaces)."""
+
+    def _predict(self, texts, batch_size):
+        preds = predict_tags(self.model, self.tokenizer, texts, batch_size)
+        return [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
+
+
+class Tagger(_HeadPredictor):
+    """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
+
+    def _predict(self, texts, batch_size):
+        out = []
+        for text, p in zip(texts, predict_tags(self.model, self.tokenizer, texts, batch_size)):
+            spans = char_spans(p, self.head.scheme, with_scores=True)
+            out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for t, s, e, sc in spans])
+        return out
+
+
+class Classifier(_HeadPredictor):
+    """Post tagging: the predicted label (or labels, multi-label) and every label's probability."""
+
+    def _predict(self, texts, batch_size):
+        probs = predict_scores(self.model, self.tokenizer, texts, batch_size)
+        labels = self.head.labels
+        out = []
+        for row in probs:
+            scores = tuple(sorted((Label(l, float(p)) for l, p in zip(labels, row)), key=lambda x: -x.score))
+            if self.head.multi_label:
+                chosen = apply_thresholds(row[None], self.head.thresholds)[0]
+                picked = tuple(s for s in scores if chosen[labels.index(s.label)])
+            else:
+                picked = scores[:1]
+            out.append(Classification(picked, scores))
+        return out
+
+
+class Matcher(_HeadPredictor):
+    """Sentence pairs: the predicted relation and its probability (or a similarity score)."""
+
+    def _predict(self, pairs, batch_size):
+        if not all(isinstance(p, tuple) for p in pairs):
+            raise TypeError("a matching model takes (text_a, text_b) pairs")
+        scores = predict_scores(self.model, self.tokenizer, pairs, batch_size)
+        if self.head.regression:
+            return [Match(self.head.labels[0], float(s)) for s in scores]
+        return [Match(self.head.labels[int(r.argmax())], float(r.max())) for r in scores]
+
+
+_MASK = re.compile(r"\[MASK\]")
+
+
+class MaskedLM:
+    """The pretrained encoder: fill ``[MASK]`` (several in a row fill one at a time,
+    most confident first) and features for any representation."""
+
+    def __init__(self, model, tokenizer, path: Path):
+        self.model, self.tokenizer, self.path = model.eval(), tokenizer, path
+
+    def __repr__(self) -> str:
+        return f"MaskedLM({str(self.path)!r})"
+
+    def _ids(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
+        ids, offsets, masks, pos = [], [], [], 0
+        for m in [*_MASK.finditer(text), None]:
+            end = m.start() if m else len(text)
+            enc = encode(self.tokenizer, text[pos:end])
+            ids += enc.ids
+            offsets += [(s + pos, e + pos) for s, e in enc.offsets]
+            if m:
+                masks.append(len(ids))
+                ids.append(self.tokenizer.mask_token_id)
+                offsets.append((m.start(), m.end()))
+                pos = m.end()
+        return ids, offsets, masks
+
+    @torch.no_grad()
+    def fill_mask(self, inputs, top_k: int = 5):
+        return _one_or_many(inputs, lambda items: [self._fill(t, top_k) for t in items])
+
+    def _fill(self, text: str, top_k: int) -> list[MaskFill]:
+        ids, offsets, masks = self._ids(text)
+        if not masks:
+            raise ValueError("the text has no [MASK] to fill")
+        limit = self.model.config.max_position_embeddings - 2
+        if len(ids) > limit:
+            raise ValueError(f"fill-mask takes up to {limit} tokens, this text has {len(ids)}")
+        ids = list(ids)
+        filled: dict[int, MaskFill] = {}
+        special = set(self.tokenizer.all_special_ids)
+        while len(filled) < len(masks):
+            x = torch.tensor([[self.tokenizer.cls_token_id] + ids + [self.tokenizer.sep_token_id]])
+            probs = torch.softmax(self.model(input_ids=x).logits[0, 1:-1], dim=-1)
+            probs[:, sorted(special)] = 0
+            open_masks = [k for k in masks if k not in filled]
+            best = max(open_masks, key=lambda k: float(probs[k].max()))
+            p, idx = probs[best].topk(top_k)
+            cands = tuple(Candidate(self.tokenizer.convert_ids_to_tokens(int(i)), float(s)) for s, i in zip(p, idx))
+            ids[best] = int(idx[0])
+            s, e = offsets[best]
+            filled[best] = MaskFill(s, e, cands[0].token, cands)
+        return [filled[k] for k in masks]
+
+    @torch.no_grad()
+    def features(self, inputs, representation: str = "last", pooled: bool = True):
+        """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token."""
+        from .fusion import LayerFusion
+
+        cfg = self.model.config
+        fusion = LayerFusion(representation, cfg.num_hidden_layers, cfg.hidden_size)
+        if fusion.scalar_mix is not None or fusion.attention is not None:
+            raise ValueError(f"{representation} has learned weights: train a head with it instead")
+
+        def run(texts):
+            out = []
+            for enc in encode(self.tokenizer, texts):
+                x = torch.tensor([[self.tokenizer.cls_token_id, *enc.ids[: cfg.max_position_embeddings - 2], self.tokenizer.sep_token_id]])
+                h = self.model.bert(input_ids=x, output_hidden_states=True).hidden_states
+                tokens = fusion(h)[0]
+                if pooled:
+                    out.append((tokens[0] if representation == "cls" else tokens.mean(0)).tolist())
+                else:
+                    out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, tokens[1:-1])])
+            return out
+
+        return _one_or_many(inputs, run)
+
+    __call__ = fill_mask
+
+
+def load(name_or_path: str, device: str | None = None):
+    """A predictor for a bundled model (``"base"``, ``"cws"``, ``"ner"``, ``"tagging"``,
+    ``"matching"``) or any local ``save_pretrained`` folder."""
+    path = resolve_model_path(name_or_path)
+    import json
+
+    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    tokenizer = load_tokenizer(path)
+    if config.get("zhbert_head"):
+        model = load_head(path)
+        if device:
+            model.to(device)
+        head = model.head
+        if head.task == "token":
+            cls = Segmenter if head.scheme == "BMES-untyped" else Tagger
+        else:
+            cls = {"sequence": Classifier, "pair": Matcher}[head.task]
+        return cls(model, tokenizer, path)
+    if config.get("model_type") != "bert":
+        raise ModelLoadError(f"{path / 'config.json'}: model_type {config.get('model_type')!r} is not a BERT model")
+    from transformers import BertForMaskedLM
+
+    weights = path / "model.safetensors"
+    if not weights.is_file():
+        raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
+    model = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, torch_dtype=torch.float32)
+    if device:
+        model.to(device)
+    return MaskedLM(model, tokenizer, path)
