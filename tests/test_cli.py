@@ -42,3 +42,54 @@ def test_info_errors_name_the_path(tmp_path):
     assert out.returncode == 1 and "config.json is missing" in out.stderr and str(tmp_path) in out.stderr
     out = subprocess.run([sys.executable, "-m", "zhbert", "info", "no-such-model"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "bundled models: base, cws" in out.stderr
+
+
+@pytest.fixture(scope="module")
+def ner_folder(tiny_encoder, tokenizer, tmp_path_factory):
+    from zhbert.data.peoples_daily import NER_LABELS
+    from zhbert.heads import HeadConfig, new_head, save_head
+
+    return save_head(new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64)),
+                     tokenizer, tmp_path_factory.mktemp("cli") / "ner")
+
+
+def _zhbert(*args, stdin=None):
+    return subprocess.run([sys.executable, "-m", "zhbert", *args], input=stdin, capture_output=True, text=True, timeout=300)
+
+
+def test_predict_json_lines_in_order(ner_folder, pd_sentences, tmp_path):
+    import json
+
+    lines = pd_sentences[:40] + ["", "ＡＢＣ 😀"]
+    f = tmp_path / "in.txt"
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", str(ner_folder), str(f), "--batch-size", "7")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(l) for l in r.stdout.splitlines()]
+    assert [o["text"] for o in out] == lines
+    for o in out:
+        assert all(o["text"][e["start"] : e["end"]] == e["text"] for e in o["entities"])
+    r = _zhbert("predict", "--model", str(ner_folder), "-", stdin="北京欢迎你\n")
+    assert r.returncode == 0 and json.loads(r.stdout)["text"] == "北京欢迎你"
+
+
+def test_predict_bad_input_and_model(ner_folder, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("第一行\n".encode() + b"\xff\xfe\n")
+    r = _zhbert("predict", "--model", str(ner_folder), str(bad))
+    assert r.returncode == 1 and f"{bad}:2" in r.stderr and "UTF-8" in r.stderr
+    r = _zhbert("predict", "--model", str(tmp_path), str(bad))
+    assert r.returncode == 1 and "config.json is missing" in r.stderr
+
+
+def test_fill_mask_cli(tiny_encoder):
+    import json
+
+    r = _zhbert("fill-mask", "--model", str(tiny_encoder), "--top-k", "2", "我爱北[MASK]。")
+    assert r.returncode == 0, r.stderr
+    (m,) = json.loads(r.stdout)["masks"]
+    assert (m["start"], m["end"]) == (3, 9) and len(m["candidates"]) == 2
+    r = _zhbert("fill-mask", "--model", str(tiny_encoder), "没有遮盖")
+    assert r.returncode == 1 and "no [MASK]" in r.stderr
+    r = _zhbert("train", "poetry")
+    assert r.returncode == 1 and "unknown task" in r.stderr

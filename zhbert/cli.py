@@ -91,25 +91,106 @@ def pretrain(
     typer.echo(f"saved {final}")
 
 
-@app.command()
-def train(task: str = typer.Argument(..., help="cws, tagging, ner or matching")) -> None:
-    """Fine-tune a task head (runs the recipe in recipes/)."""
-    _not_yet("train", 5)
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def train(
+    ctx: typer.Context,
+    task: str = typer.Argument(..., help="cws, tagging, ner or matching"),
+) -> None:
+    """Fine-tune a task head: runs recipes/<task>.py with the remaining arguments."""
+    import runpy
+
+    scripts = {"cws": "cws", "tagging": "weibo_tagging", "ner": "ner", "matching": "matching"}
+    if task not in scripts:
+        _fail(f"unknown task {task!r}; choose one of {', '.join(scripts)}")
+    script = Path(__file__).resolve().parents[1] / "recipes" / f"{scripts[task]}.py"
+    if not script.is_file():
+        _fail(f"{script}: recipe not found (the recipes ship with the source checkout)")
+    sys.argv = [str(script), *ctx.args]
+    runpy.run_path(str(script), run_name="__main__")
+
+
+def _result_json(pred, item, result) -> dict:
+    from .api import Classifier, MaskedLM, Matcher, Segmenter, Tagger
+
+    if isinstance(pred, Matcher):
+        return {"text_a": item[0], "text_b": item[1], **result.to_dict()}
+    if isinstance(pred, Segmenter):
+        return {"text": item, "words": [w.to_dict() for w in result]}
+    if isinstance(pred, Tagger):
+        return {"text": item, "entities": [e.to_dict() for e in result]}
+    if isinstance(pred, Classifier):
+        return {"text": item, **result.to_dict()}
+    if isinstance(pred, MaskedLM):
+        return {"text": item, "masks": [m.to_dict() for m in result]}
+    raise TypeError(type(pred).__name__)
+
+
+def _read_inputs(file: str, pairs: bool):
+    """(line number, text or pair) from a UTF-8 file or stdin, errors naming file:line."""
+    from .data.source import iter_lines, read_text
+    from .errors import DataFormatError
+
+    name = "<stdin>" if file == "-" else file
+    text = sys.stdin.read() if file == "-" else read_text(file)
+    for lineno, line in iter_lines(name, text):
+        if pairs:
+            cols = line.split("\t")
+            if len(cols) != 2:
+                raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s)")
+            yield lineno, (cols[0], cols[1])
+        else:
+            yield lineno, line
 
 
 @app.command()
 def predict(
     model: str = typer.Option(..., "--model", help="bundled model name or a model folder"),
-    file: str = typer.Argument("-", help="input file, one text per line, or - for stdin"),
+    file: str = typer.Argument("-", help="input file, one text per line (pairs: a<TAB>b), or - for stdin"),
+    batch_size: int = typer.Option(32, help="texts per batch"),
 ) -> None:
-    """Predict with a model: one text per line in, JSON lines out."""
-    _not_yet("predict", 6)
+    """Predict with a model: one text per line in, JSON lines out, in input order."""
+    from tqdm import tqdm
+
+    from .api import Matcher, MaskedLM, load
+    from .errors import ZhbertError
+
+    try:
+        pred = load(model)
+        rows = list(_read_inputs(file, pairs=isinstance(pred, Matcher)))
+    except (ZhbertError, OSError, ValueError) as e:
+        _fail(str(e))
+    run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
+    bar = tqdm(total=len(rows), unit=" lines", disable=file == "-", file=sys.stderr)
+    for start in range(0, len(rows), batch_size):
+        chunk = [item for _, item in rows[start : start + batch_size]]
+        try:
+            results = run(chunk)
+        except ValueError as e:
+            _fail(f"{file}:{rows[start][0]}: {e}")
+        for item, result in zip(chunk, results):
+            typer.echo(json.dumps(_result_json(pred, item, result), ensure_ascii=False))
+        bar.update(len(chunk))
+    bar.close()
 
 
 @app.command("fill-mask")
-def fill_mask(text: str = typer.Argument(..., help="text with [MASK] tokens")) -> None:
-    """Top-k candidates for each [MASK]."""
-    _not_yet("fill-mask", 6)
+def fill_mask(
+    text: str = typer.Argument(..., help="text with one or more [MASK]"),
+    model: str = typer.Option("base", "--model", help="bundled model name or a masked-LM folder"),
+    top_k: int = typer.Option(5, help="candidates per [MASK]"),
+) -> None:
+    """Top-k candidates for each [MASK]; adjacent masks are filled one at a time."""
+    from .api import MaskedLM, load
+    from .errors import ZhbertError
+
+    try:
+        pred = load(model)
+        if not isinstance(pred, MaskedLM):
+            _fail(f"{model}: not a masked language model (it is a {type(pred).__name__})")
+        result = pred.fill_mask(text, top_k=top_k)
+    except (ZhbertError, OSError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(json.dumps({"text": text, "masks": [m.to_dict() for m in result]}, ensure_ascii=False))
 
 
 @app.command()
