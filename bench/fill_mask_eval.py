@@ -12,13 +12,14 @@ import itertools
 import json
 import platform
 import time
+from pathlib import Path
 
 import torch
 from transformers import AutoModelForMaskedLM
 
 from zhbert.data import read_corpus
 from zhbert.data.splits import peoples_daily_heldout
-from zhbert.tokenizer import load_tokenizer
+from zhbert.tokenizer import build_tokenizer, load_tokenizer
 from zhbert.training.mlm_eval import evaluate_mlm, evaluate_unigram, unigram_counts
 
 
@@ -32,7 +33,9 @@ def main() -> None:
     args = ap.parse_args()
 
     texts = peoples_daily_heldout()[: args.sentences]
-    tok = load_tokenizer(args.model[0])
+    folder = Path(args.model[0])
+    # Trainer checkpoints carry no tokenizer; zhbert's pretraining always uses the bundled vocabulary
+    tok = load_tokenizer(folder) if (folder / "tokenizer.json").is_file() or (folder / "vocab.txt").is_file() else build_tokenizer()
     t0 = time.time()
     corpus = read_corpus(args.corpus).shuffle(seed=0)
     counts = unigram_counts(tok, itertools.islice(corpus["text"], args.unigram_docs))
