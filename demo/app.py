@@ -1,0 +1,190 @@
+"""Gradio demo over zhbert's models: one tab per fine-tuned head, fill-mask and attention.
+
+    python demo/app.py            # or: zhbert demo
+The models are the bundled ones by default; ``build_demo({"ner": "runs/ner-msra/model", ...})``
+takes any folders. A tab whose model is missing explains how to make it.
+Every event has an ``api_name``, so ``gradio_client`` can call each tab.
+"""
+from __future__ import annotations
+
+import gradio as gr
+
+import zhbert
+
+MAX_CHARS = 5000  # longer inputs get a message instead of a long wait
+TASKS = ("cws", "ner", "tagging", "matching", "base")
+
+EXAMPLES = {
+    "cws": ["江泽民主席在北京会见了美国总统克林顿。", "今天去西湖边散步，天气真好😀"],
+    "ner": ["国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。", "我在上海复旦大学读书，导师是王教授。"],
+    "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
+    "matching": [["花呗怎么还款", "花呗如何还钱"], ["借呗可以提前还吗", "花呗账单在哪看"]],
+    "fill": ["中国的首都是[MASK][MASK]。", "今天天气很[MASK]。"],
+}
+
+
+def _check(text: str) -> str:
+    if len(text) > MAX_CHARS:
+        raise gr.Error(f"the demo takes up to {MAX_CHARS:,} characters; this text has {len(text):,}. "
+                       "Use zhbert.load(...) or `zhbert predict` for long texts.")
+    return text
+
+
+def _load_all(models: dict[str, str] | None) -> dict[str, object]:
+    paths = {t: (models or {}).get(t, t) for t in TASKS}
+    loaded = {}
+    for task, path in paths.items():
+        try:
+            loaded[task] = zhbert.load(str(path))
+        except Exception as e:  # a missing model disables its tab, with the reason shown
+            loaded[task] = e
+    return loaded
+
+
+def segment(pred, text):
+    words = pred(_check(text))
+    return " / ".join(w.text for w in words), [w.to_dict() for w in words]
+
+
+def entities(pred, text):
+    text = _check(text)
+    ents = pred(text)
+    return {"text": text, "entities": [{"entity": e.label, "start": e.start, "end": e.end} for e in ents]}, [e.to_dict() for e in ents]
+
+
+def tag_post(pred, text):
+    r = pred(_check(text))
+    return {s.label: s.score for s in r.scores}
+
+
+def match(pred, a, b):
+    r = pred((_check(a), _check(b)))
+    return {r.label: r.score}
+
+
+def fill(pred, text):
+    try:
+        fills = pred.fill_mask(_check(text), top_k=5)
+    except ValueError as e:
+        raise gr.Error(str(e)) from None
+    filled, pos = [], 0
+    for f in fills:
+        filled += [text[pos : f.start], f.token]
+        pos = f.end
+    return "".join(filled) + text[pos:], [f.to_dict() for f in fills]
+
+
+def _heatmap_html(matrix, labels, title: str) -> str:
+    """An HTML table heatmap: the browser draws the Chinese labels with its own fonts
+    (matplotlib here has no CJK font and would print boxes)."""
+    import html
+
+    top = float(matrix.max()) or 1.0
+    head = "".join(f"<th style='writing-mode:vertical-rl;font-weight:normal'>{html.escape(l)}</th>" for l in labels)
+    rows = []
+    for label, row in zip(labels, matrix.tolist()):
+        cells = "".join(
+            f"<td title='{v:.3f}' style='width:14px;height:14px;background:rgba(37,99,235,{v / top:.3f})'></td>" for v in row
+        )
+        rows.append(f"<tr><th style='text-align:right;font-weight:normal'>{html.escape(label)}</th>{cells}</tr>")
+    return (f"<div class='zhbert-attention'><b>{html.escape(title)}</b> (row: attending token, column: attended token)"
+            f"<table style='border-collapse:collapse;font-size:12px'><tr><th></th>{head}</tr>{''.join(rows)}</table></div>")
+
+
+def attention(pred, text, layer, head):
+    """Heatmap of one head's attention (character by character) and a per-layer summary."""
+    import torch
+
+    from zhbert.tokenizer import encode
+
+    text = _check(text)[:120]
+    enc = encode(pred.tokenizer, text)
+    if not enc.ids:
+        raise gr.Error("nothing to show: the text has no characters the model reads")
+    model = pred.model
+    model.set_attn_implementation("eager")  # sdpa returns no attention weights
+    ids = torch.tensor([[pred.tokenizer.cls_token_id, *enc.ids, pred.tokenizer.sep_token_id]])
+    with torch.no_grad():
+        att = model.bert(input_ids=ids, output_attentions=True).attentions  # L x (1, H, T, T)
+    layer = min(int(layer), len(att)) - 1
+    head = min(int(head), att[0].size(1)) - 1
+    labels = ["[CLS]", *enc.tokens, "[SEP]"]
+    heatmap = _heatmap_html(att[layer][0, head], labels, f"layer {layer + 1}, head {head + 1}")
+    # per layer: mean attention entropy (broad vs focused) and share of attention on [CLS]/[SEP]
+    rows = []
+    for k, a in enumerate(att):
+        a = a[0]
+        entropy = float(-(a * (a + 1e-12).log()).sum(-1).mean())
+        special = float((a[..., 0] + a[..., -1]).mean())
+        rows.append([k + 1, round(entropy, 3), round(special, 3)])
+    return heatmap, rows
+
+
+def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
+    loaded = _load_all(models)
+
+    def missing(task):
+        e = loaded[task]
+        gr.Markdown(f"**This tab needs the `{task}` model:** {e}")
+
+    with gr.Blocks(title="zhbert") as demo:
+        gr.Markdown("# zhbert\nChinese BERT: segmentation, Weibo post tagging, NER, matching, fill-mask and attention.")
+        with gr.Tab("Segmentation"):
+            if isinstance(loaded["cws"], Exception):
+                missing("cws")
+            else:
+                inp = gr.Textbox(label="Text", value=EXAMPLES["cws"][0])
+                out, js = gr.Textbox(label="Words"), gr.JSON(label="Spans")
+                gr.Button("Segment").click(lambda t: segment(loaded["cws"], t), inp, [out, js], api_name="segment")
+                gr.Examples([[e] for e in EXAMPLES["cws"]], inp)
+        with gr.Tab("NER"):
+            if isinstance(loaded["ner"], Exception):
+                missing("ner")
+            else:
+                inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
+                out, js = gr.HighlightedText(label="Entities"), gr.JSON(label="Spans")
+                gr.Button("Find entities").click(lambda t: entities(loaded["ner"], t), inp, [out, js], api_name="ner")
+                gr.Examples([[e] for e in EXAMPLES["ner"]], inp)
+        with gr.Tab("Weibo tagging"):
+            if isinstance(loaded["tagging"], Exception):
+                missing("tagging")
+            else:
+                inp = gr.Textbox(label="Post", value=EXAMPLES["tagging"][0])
+                out = gr.Label(label="Emotion", num_top_classes=6)
+                gr.Button("Tag").click(lambda t: tag_post(loaded["tagging"], t), inp, out, api_name="tagging")
+                gr.Examples([[e] for e in EXAMPLES["tagging"]], inp)
+        with gr.Tab("Matching"):
+            if isinstance(loaded["matching"], Exception):
+                missing("matching")
+            else:
+                a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
+                b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
+                out = gr.Label(label="Relation")
+                gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
+                gr.Examples(EXAMPLES["matching"], [a, b])
+        with gr.Tab("Fill-mask"):
+            if isinstance(loaded["base"], Exception):
+                missing("base")
+            else:
+                inp = gr.Textbox(label="Text with [MASK]", value=EXAMPLES["fill"][0])
+                out, js = gr.Textbox(label="Filled"), gr.JSON(label="Candidates")
+                gr.Button("Fill").click(lambda t: fill(loaded["base"], t), inp, [out, js], api_name="fill_mask")
+                gr.Examples([[e] for e in EXAMPLES["fill"]], inp)
+        with gr.Tab("Attention"):
+            if isinstance(loaded["base"], Exception):
+                missing("base")
+            else:
+                cfg = loaded["base"].model.config
+                inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
+                layer = gr.Slider(1, cfg.num_hidden_layers, value=cfg.num_hidden_layers, step=1, label="Layer")
+                head = gr.Slider(1, cfg.num_attention_heads, value=1, step=1, label="Head")
+                plot = gr.HTML(label="Attention")
+                table = gr.Dataframe(headers=["layer", "mean entropy", "share on [CLS]/[SEP]"], label="Per layer")
+                gr.Button("Show").click(lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention")
+    return demo
+
+
+demo = build_demo()
+
+if __name__ == "__main__":
+    demo.launch()
