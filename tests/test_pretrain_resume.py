@@ -31,6 +31,7 @@ def reference(corpus_file, tmp_path_factory):
     out = tmp_path_factory.mktemp("ref")
     r = _run(corpus_file, out)
     assert r.returncode == 0, r.stderr[-3000:]
+    assert (out / "loss_curve.png").stat().st_size > 1000 and (out / "loss_log.jsonl").is_file()
     return load_file(str(out / "final" / "model.safetensors"))
 
 

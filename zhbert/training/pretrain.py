@@ -75,6 +75,11 @@ class _LossLog(TrainerCallback):
             with open(self.path, "a") as f:
                 f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
 
+    def on_save(self, args, state, control, **kwargs):
+        # refresh the curve with every checkpoint, so a long run always has an up-to-date plot
+        if state.is_world_process_zero and self.path.is_file():
+            _plot_loss(self.path, self.path.with_name("loss_curve.png"))
+
 
 def load_init_model(init: str, nsp: bool = False):
     """Continue from any local BERT checkpoint; report heads initialised fresh."""
@@ -101,7 +106,13 @@ def _plot_loss(log_path: Path, png: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [json.loads(l) for l in log_path.read_text().splitlines() if l.strip()]
+    # after a resume the steps since the last checkpoint are logged again: keep the latest
+    by_step = {}
+    for line in log_path.read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            by_step[row["step"]] = row
+    rows = [by_step[k] for k in sorted(by_step)]
     if not rows:
         return
     fig, ax = plt.subplots(figsize=(7, 4))
