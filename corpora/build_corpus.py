@@ -130,7 +130,7 @@ def main() -> None:
         "total": total,
     }
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False))
-    print(f"| source | documents | characters | eval sentences removed | duplicates removed |\n|---|---:|---:|---:|---:|")
+    print("| source | documents | characters | eval sentences removed | duplicates removed |\n|---|---:|---:|---:|---:|")
     for name, s in w.stats.items():
         print(f"| {name} | {s['documents']:,} | {s['characters']:,} | {s['sentences_removed']:,} | {s['duplicates_removed']:,} |")
     print(f"| **total** | **{total['documents']:,}** | **{total['characters']:,}** | {total['sentences_removed']:,} | {total['duplicates_removed']:,} |")

@@ -120,60 +120,48 @@ def attention(pred, text, layer, head):
     return heatmap, rows
 
 
+def _missing(loaded, task) -> bool:
+    """Explain a missing model in place of its tab's widgets; True when it is missing."""
+    if isinstance(loaded[task], Exception):
+        gr.Markdown(f"**This tab needs the `{task}` model:** {loaded[task]}")
+        return True
+    return False
+
+
+def _text_tab(loaded, task, title, input_label, example_key, outputs, button, fn, api_name):
+    """A tab with one text box in: its model's outputs, a button, real examples;
+    or, when the model is missing, the reason and how to make it."""
+    with gr.Tab(title):
+        if _missing(loaded, task):
+            return
+        pred = loaded[task]
+        inp = gr.Textbox(label=input_label, value=EXAMPLES[example_key][0])
+        outs = outputs()
+        gr.Button(button).click(lambda t: fn(pred, t), inp, outs, api_name=api_name)
+        gr.Examples([[e] for e in EXAMPLES[example_key]], inp)
+
+
 def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
     loaded = _load_all(models)
-
-    def missing(task):
-        e = loaded[task]
-        gr.Markdown(f"**This tab needs the `{task}` model:** {e}")
-
     with gr.Blocks(title="zhbert") as demo:
         gr.Markdown("# zhbert\nChinese BERT: segmentation, Weibo post tagging, NER, matching, fill-mask and attention.")
-        with gr.Tab("Segmentation"):
-            if isinstance(loaded["cws"], Exception):
-                missing("cws")
-            else:
-                inp = gr.Textbox(label="Text", value=EXAMPLES["cws"][0])
-                out, js = gr.Textbox(label="Words"), gr.JSON(label="Spans")
-                gr.Button("Segment").click(lambda t: segment(loaded["cws"], t), inp, [out, js], api_name="segment")
-                gr.Examples([[e] for e in EXAMPLES["cws"]], inp)
-        with gr.Tab("NER"):
-            if isinstance(loaded["ner"], Exception):
-                missing("ner")
-            else:
-                inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
-                out, js = gr.HighlightedText(label="Entities"), gr.JSON(label="Spans")
-                gr.Button("Find entities").click(lambda t: entities(loaded["ner"], t), inp, [out, js], api_name="ner")
-                gr.Examples([[e] for e in EXAMPLES["ner"]], inp)
-        with gr.Tab("Weibo tagging"):
-            if isinstance(loaded["tagging"], Exception):
-                missing("tagging")
-            else:
-                inp = gr.Textbox(label="Post", value=EXAMPLES["tagging"][0])
-                out = gr.Label(label="Emotion", num_top_classes=6)
-                gr.Button("Tag").click(lambda t: tag_post(loaded["tagging"], t), inp, out, api_name="tagging")
-                gr.Examples([[e] for e in EXAMPLES["tagging"]], inp)
+        _text_tab(loaded, "cws", "Segmentation", "Text", "cws",
+                  lambda: [gr.Textbox(label="Words"), gr.JSON(label="Spans")], "Segment", segment, "segment")
+        _text_tab(loaded, "ner", "NER", "Text", "ner",
+                  lambda: [gr.HighlightedText(label="Entities"), gr.JSON(label="Spans")], "Find entities", entities, "ner")
+        _text_tab(loaded, "tagging", "Weibo tagging", "Post", "tagging",
+                  lambda: gr.Label(label="Emotion", num_top_classes=6), "Tag", tag_post, "tagging")
         with gr.Tab("Matching"):
-            if isinstance(loaded["matching"], Exception):
-                missing("matching")
-            else:
+            if not _missing(loaded, "matching"):
                 a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
                 b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
                 out = gr.Label(label="Relation")
                 gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
-        with gr.Tab("Fill-mask"):
-            if isinstance(loaded["base"], Exception):
-                missing("base")
-            else:
-                inp = gr.Textbox(label="Text with [MASK]", value=EXAMPLES["fill"][0])
-                out, js = gr.Textbox(label="Filled"), gr.JSON(label="Candidates")
-                gr.Button("Fill").click(lambda t: fill(loaded["base"], t), inp, [out, js], api_name="fill_mask")
-                gr.Examples([[e] for e in EXAMPLES["fill"]], inp)
+        _text_tab(loaded, "base", "Fill-mask", "Text with [MASK]", "fill",
+                  lambda: [gr.Textbox(label="Filled"), gr.JSON(label="Candidates")], "Fill", fill, "fill_mask")
         with gr.Tab("Attention"):
-            if isinstance(loaded["base"], Exception):
-                missing("base")
-            else:
+            if not _missing(loaded, "base"):
                 cfg = loaded["base"].model.config
                 inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
                 layer = gr.Slider(1, cfg.num_hidden_layers, value=cfg.num_hidden_layers, step=1, label="Layer")

@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import logging
 
-from transformers import HfArgumentParser
-
-from zhbert.data.tasks import load_task_data
 from zhbert.heads import char_spans, predict_tags
 from zhbert.metrics import word_prf
-from zhbert.training.finetune import fine_tune
-from zhbert.training.recipe import (RecipeArguments, apply_preset, finetune_config, head_config, prepare_model,
-                                    run_recipe, subsample, tagging_examples, write_results)
+from zhbert.training.recipe import (
+    fit, head_config, load_splits, parse_args, prepare_model, run_recipe, tagging_examples, write_results,
+)
 
 
 def words_from_spans(text: str, spans) -> list[str]:
@@ -41,24 +38,19 @@ def jieba_baseline(texts: list[str]) -> list[list[str]]:
 
 def main() -> None:
     # 1. arguments
-    parser = HfArgumentParser(RecipeArguments)
-    (args,) = parser.parse_args_into_dataclasses()
-    args = apply_preset(args)
-    args.dataset = args.dataset or "pku"
+    args = parse_args(default_dataset="pku")
 
     # 2. data: words -> BMES tags per character
-    data = load_task_data("cws", args.dataset)
-    train = subsample(data.train, args.max_train_samples)
-    test = subsample(data.test, args.max_eval_samples)
+    data = load_splits(args, "cws")
 
     # 3. model: BMES tagger on the chosen encoder
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
 
     # 4. train
-    if not args.evaluate_only:
-        fine_tune(model, tokenizer, tagging_examples(tokenizer, train, data.labels), finetune_config(args))
+    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
 
     # 5. evaluate: predicted word starts -> words, SIGHAN scoring
+    test = data.test
     texts = [r["text"] for r in test]
     preds = predict_tags(model, tokenizer, texts, batch_size=64)
     predicted = [words_from_spans(t, char_spans(p, data.scheme)) for t, p in zip(texts, preds)]

@@ -14,14 +14,11 @@ from __future__ import annotations
 from collections import Counter
 
 import torch
-from transformers import HfArgumentParser
-
-from zhbert.data.tasks import load_task_data
 from zhbert.heads import predict_scores
 from zhbert.metrics import classification_scores
-from zhbert.training.finetune import fine_tune
-from zhbert.training.recipe import (RecipeArguments, apply_preset, finetune_config, head_config, pair_examples,
-                                    prepare_model, run_recipe, subsample, write_results)
+from zhbert.training.recipe import (
+    fit, head_config, load_splits, pair_examples, parse_args, prepare_model, run_recipe, write_results,
+)
 
 
 def correlations(gold: list[float], pred: list[float]) -> dict:
@@ -37,21 +34,17 @@ def correlations(gold: list[float], pred: list[float]) -> dict:
 
 def main() -> None:
     # 1. arguments
-    (args,) = HfArgumentParser(RecipeArguments).parse_args_into_dataclasses()
-    args = apply_preset(args)
-    args.dataset = args.dataset or "afqmc"
+    args = parse_args(default_dataset="afqmc")
 
     # 2. data
-    data = load_task_data("matching", args.dataset)
-    train = subsample(data.train, args.max_train_samples)
-    test = subsample(data.test, args.max_eval_samples)
+    data = load_splits(args, "matching")
+    test = data.test
 
     # 3. model
     model, tokenizer = prepare_model(args, head_config(args, "pair", data))
 
     # 4. train
-    if not args.evaluate_only:
-        fine_tune(model, tokenizer, pair_examples(tokenizer, train), finetune_config(args))
+    fit(args, model, tokenizer, lambda: pair_examples(tokenizer, data.train))
 
     # 5. evaluate
     scores = predict_scores(model, tokenizer, [(r["text_a"], r["text_b"]) for r in test], batch_size=64)

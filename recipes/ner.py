@@ -12,36 +12,29 @@ precision / recall / F1, per type and overall (strict mode for BMES).
 """
 from __future__ import annotations
 
-from transformers import HfArgumentParser
-
-from zhbert.data.tasks import load_task_data
 from zhbert.heads import char_spans, predict_tags
 from zhbert.metrics import entity_prf
 from zhbert.tags import spans_to_tags
-from zhbert.training.finetune import fine_tune
-from zhbert.training.recipe import (RecipeArguments, apply_preset, finetune_config, head_config, prepare_model,
-                                    run_recipe, subsample, tagging_examples, write_results)
+from zhbert.training.recipe import (
+    fit, head_config, load_splits, parse_args, prepare_model, run_recipe, tagging_examples, write_results,
+)
 
 
 def main() -> None:
     # 1. arguments
-    (args,) = HfArgumentParser(RecipeArguments).parse_args_into_dataclasses()
-    args = apply_preset(args)
-    args.dataset = args.dataset or "msra"
+    args = parse_args(default_dataset="msra")
 
     # 2. data: one tag per character
-    data = load_task_data("ner", args.dataset)
-    train = subsample(data.train, args.max_train_samples)
-    test = subsample(data.test, args.max_eval_samples)
+    data = load_splits(args, "ner")
 
     # 3. model
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
 
     # 4. train
-    if not args.evaluate_only:
-        fine_tune(model, tokenizer, tagging_examples(tokenizer, train, data.labels), finetune_config(args))
+    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
 
     # 5. evaluate: predicted spans -> character tags -> seqeval
+    test = data.test
     texts = [r["text"] for r in test]
     preds = predict_tags(model, tokenizer, texts, batch_size=64)
     predicted = [spans_to_tags(len(t), char_spans(p, data.scheme), data.scheme) for t, p in zip(texts, preds)]

@@ -13,15 +13,12 @@ sets. Long posts go through sliding windows (--window, --window_pool).
 from __future__ import annotations
 
 import torch
-from transformers import HfArgumentParser
-
-from zhbert.data.tasks import load_task_data
 from zhbert.heads import predict_scores
 from zhbert.heads.thresholds import apply_thresholds, tune_thresholds
 from zhbert.metrics import classification_scores, multilabel_scores
-from zhbert.training.finetune import fine_tune
-from zhbert.training.recipe import (RecipeArguments, apply_preset, classification_examples, finetune_config, head_config,
-                                    prepare_model, run_recipe, subsample, write_results)
+from zhbert.training.recipe import (
+    classification_examples, fit, head_config, load_splits, parse_args, prepare_model, run_recipe, write_results,
+)
 
 
 def label_sets(pred: torch.Tensor) -> list[list[int]]:
@@ -30,23 +27,17 @@ def label_sets(pred: torch.Tensor) -> list[list[int]]:
 
 def main() -> None:
     # 1. arguments
-    (args,) = HfArgumentParser(RecipeArguments).parse_args_into_dataclasses()
-    args = apply_preset(args)
-    args.dataset = args.dataset or "usual"
+    args = parse_args(default_dataset="usual")
 
     # 2. data
-    data = load_task_data("tagging", args.dataset)
-    train = subsample(data.train, args.max_train_samples)
-    dev = subsample(data.dev, args.max_eval_samples)
-    test = subsample(data.test, args.max_eval_samples)
-    k = len(data.labels)
+    data = load_splits(args, "tagging")
+    dev, test, k = data.dev, data.test, len(data.labels)
 
     # 3. model
     model, tokenizer = prepare_model(args, head_config(args, "sequence", data))
 
     # 4. train
-    if not args.evaluate_only:
-        fine_tune(model, tokenizer, classification_examples(tokenizer, train, k, data.multi_label), finetune_config(args))
+    fit(args, model, tokenizer, lambda: classification_examples(tokenizer, data.train, k, data.multi_label))
 
     # 5. evaluate
     if not data.multi_label:
@@ -59,7 +50,7 @@ def main() -> None:
             gold = torch.tensor([[float(i in r["labels"]) for i in range(k)] for r in dev])
             model.head.thresholds = tune_thresholds(dev_probs, gold)
         metrics = {}
-        sets = {"test": test, "extra_test": subsample(getattr(data, "extra_test", []), args.max_eval_samples)}
+        sets = {"test": test, "extra_test": data.extra_test}
         for name, rows in sets.items():
             if rows:
                 probs = predict_scores(model, tokenizer, [r["text"] for r in rows], batch_size=64)

@@ -18,7 +18,7 @@ from datasets import ClassLabel, Dataset, Features, List, Value
 from ..errors import DataFormatError, ErrorPolicy, logger
 from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
 from .build import build_dataset
-from .source import iter_lines, read_text, read_zip_member
+from .source import iter_lines, read_zip_member
 
 __all__ = ["read_char_tagged", "read_msra_ner", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES"]
 

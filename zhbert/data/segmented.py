@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, List, Value
 
-from ..errors import DataFormatError
 from ..tags import labels_for
 from .build import build_dataset
 from .source import iter_lines

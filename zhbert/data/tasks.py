@@ -32,6 +32,7 @@ class TaskData:
     eval_split: str = "test"  # which split the headline score is on
     notes: list[str] = field(default_factory=list)
     train_words: set[str] | None = None  # cws: for OOV recall
+    extra_test: list[dict] = field(default_factory=list)  # a second gold test set, scored as well
 
 
 def _hold_out(rows: list[dict], share: float, seed: int = 13) -> tuple[list[dict], list[dict]]:
@@ -135,18 +136,14 @@ def _tagging(name: str) -> TaskData:
     def rows(ds):
         return [{"text": t, "label": l} for t, l in zip(ds["text"], ds["label"])]
 
-    if name == "usual":
-        rd = lambda f: read_smp2020_ewect(str(dataset_path("smp2020_ewect_usual", f)))  # noqa: E731
-        dev, test = rd("dev.tsv"), rd("test.tsv")
-        train, removed = drop_overlap(rd("train.tsv"), [dev, test])
-        return TaskData("tagging-usual", EWECT_LABELS, rows(train), rows(dev), rows(test),
-                        notes=[f"train minus {removed} rows whose text is in dev/test"])
-    if name == "virus":
-        rd = lambda f: read_smp2020_ewect(str(dataset_path("smp2020_ewect_virus", f)))  # noqa: E731
-        dev, test = rd("virus_eval_labeled.txt"), rd("virus_test_labeled_uer.tsv")
-        train, removed = drop_overlap(rd("virus_train.txt"), [dev, test])
-        return TaskData("tagging-virus", EWECT_LABELS, rows(train), rows(dev), rows(test),
-                        notes=[f"train minus {removed} rows whose text is in eval/test"])
+    if name in ("usual", "virus"):  # SMP2020-EWECT: drop train rows whose text is in dev/test
+        folder = f"smp2020_ewect_{name}"
+        files = {"usual": ("train.tsv", "dev.tsv", "test.tsv"),
+                 "virus": ("virus_train.txt", "virus_eval_labeled.txt", "virus_test_labeled_uer.tsv")}[name]
+        train, dev, test = (read_smp2020_ewect(str(dataset_path(folder, f))) for f in files)
+        train, removed = drop_overlap(train, [dev, test])
+        return TaskData(f"tagging-{name}", EWECT_LABELS, rows(train), rows(dev), rows(test),
+                        notes=[f"train minus {removed} rows whose text is in {files[1]} or {files[2]}"])
     if name == "nlpcc2014":
         rd = lambda f: read_nlpcc2014_emotion(str(dataset_path("nlpcc2014_weibo_emotion", f)))  # noqa: E731
         ml = lambda ds: [{"text": t, "labels": list(l)} for t, l in zip(ds["text"], ds["labels"])]  # noqa: E731
@@ -154,11 +151,9 @@ def _tagging(name: str) -> TaskData:
         train, removed = drop_overlap(rd("Training data for Emotion Expression Identification.xml"), [test])
         train, dev = _hold_out(ml(train), 0.15)
         extra = ml(rd("EmotionClassificationTest.xml"))
-        data = TaskData("tagging-nlpcc2014", NLPCC2014_LABELS, train, dev, ml(test), multi_label=True,
+        return TaskData("tagging-nlpcc2014", NLPCC2014_LABELS, train, dev, ml(test), multi_label=True, extra_test=extra,
                         notes=[f"train: 1,000 weibos minus {removed} found in the test, 15% held out as dev for thresholds",
                                "test: ExpressionTest (2,000 weibos); also scored: EmotionClassificationTest (6,000)"])
-        data.extra_test = extra  # type: ignore[attr-defined]
-        return data
     raise ValueError(f"unknown tagging dataset {name!r}")
 
 

@@ -8,7 +8,6 @@ them loads with plain ``BertForMaskedLM`` / ``BertForPreTraining``.
 """
 from __future__ import annotations
 
-import torch
 from torch import nn
 from transformers import BertForMaskedLM, BertForPreTraining
 from transformers.modeling_outputs import MaskedLMOutput

@@ -124,7 +124,7 @@ class MaskingCollator:
         return g
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
-        from ..masking.base import apply_80_10_10, units_of
+        from ..masking.base import apply_80_10_10
 
         if self.record:
             import json

@@ -20,7 +20,7 @@ from .finetune import FinetuneConfig
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["run_recipe", "head_config", "finetune_config", "RecipeArguments", "PRESETS", "apply_preset", "prepare_model", "tagging_examples", "classification_examples",
+__all__ = ["run_recipe", "parse_args", "load_splits", "fit", "head_config", "finetune_config", "RecipeArguments", "PRESETS", "apply_preset", "prepare_model", "tagging_examples", "classification_examples",
            "pair_examples", "write_results", "subsample"]
 
 
@@ -79,6 +79,36 @@ def apply_preset(args: RecipeArguments) -> RecipeArguments:
 
 def subsample(rows: list[dict], n: int | None) -> list[dict]:
     return rows[:n] if n else rows
+
+
+def parse_args(default_dataset: str) -> RecipeArguments:
+    """Arguments from the command line (or one JSON/YAML file), preset applied."""
+    from transformers import HfArgumentParser
+
+    (args,) = HfArgumentParser(RecipeArguments).parse_args_into_dataclasses()
+    args = apply_preset(args)
+    args.dataset = args.dataset or default_dataset
+    return args
+
+
+def load_splits(args: RecipeArguments, task: str):
+    """The dataset's splits, cut to ``--max_train_samples`` / ``--max_eval_samples``."""
+    from dataclasses import replace
+
+    from ..data.tasks import load_task_data
+
+    data = load_task_data(task, args.dataset)
+    n = args.max_eval_samples
+    return replace(data, train=subsample(data.train, args.max_train_samples), dev=subsample(data.dev, n),
+                   test=subsample(data.test, n), extra_test=subsample(data.extra_test, n))
+
+
+def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> None:
+    """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model."""
+    if not args.evaluate_only:
+        from .finetune import fine_tune
+
+        fine_tune(model, tokenizer, examples(), finetune_config(args))
 
 
 def _encoder_path(name: str) -> str:
