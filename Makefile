@@ -5,7 +5,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.zhbert-installed
 
-.PHONY: setup demo test clean
+.PHONY: setup browser demo test clean
+# the browser test drives Debian's chromium (Playwright's own download needs the internet)
+# and needs a CJK font, or every Chinese character in the screenshots is a box
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,7 +23,11 @@ setup: $(STAMP)
 demo: setup
 	$(VENV)/bin/zhbert demo
 
-test: setup
+browser:
+	test -x /usr/bin/chromium && fc-list :lang=zh | grep -q . || { \
+	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium fonts-wqy-zenhei; }
+
+test: setup browser
 	$(PY) -m pytest -q tests
 
 clean:

@@ -3,7 +3,8 @@
     python demo/app.py            # or: zhbert demo
 The models are the bundled ones by default; ``build_demo({"ner": "runs/ner-msra/model", ...})``
 takes any folders. A tab whose model is missing explains how to make it.
-Every event has an ``api_name``, so ``gradio_client`` can call each tab.
+Every event has an ``api_name``, so ``gradio_client`` can call each tab, and each
+main output an ``elem_id`` (``<api_name>-output``) for browser tests.
 """
 from __future__ import annotations
 
@@ -146,27 +147,27 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
     with gr.Blocks(title="zhbert") as demo:
         gr.Markdown("# zhbert\nChinese BERT: segmentation, Weibo post tagging, NER, matching, fill-mask and attention.")
         _text_tab(loaded, "cws", "Segmentation", "Text", "cws",
-                  lambda: [gr.Textbox(label="Words"), gr.JSON(label="Spans")], "Segment", segment, "segment")
+                  lambda: [gr.Textbox(label="Words", elem_id="segment-output"), gr.JSON(label="Spans")], "Segment", segment, "segment")
         _text_tab(loaded, "ner", "NER", "Text", "ner",
-                  lambda: [gr.HighlightedText(label="Entities"), gr.JSON(label="Spans")], "Find entities", entities, "ner")
+                  lambda: [gr.HighlightedText(label="Entities", elem_id="ner-output"), gr.JSON(label="Spans")], "Find entities", entities, "ner")
         _text_tab(loaded, "tagging", "Weibo tagging", "Post", "tagging",
-                  lambda: gr.Label(label="Emotion", num_top_classes=6), "Tag", tag_post, "tagging")
+                  lambda: gr.Label(label="Emotion", num_top_classes=6, elem_id="tagging-output"), "Tag", tag_post, "tagging")
         with gr.Tab("Matching"):
             if not _missing(loaded, "matching"):
                 a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
                 b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
-                out = gr.Label(label="Relation")
+                out = gr.Label(label="Relation", elem_id="matching-output")
                 gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
         _text_tab(loaded, "base", "Fill-mask", "Text with [MASK]", "fill",
-                  lambda: [gr.Textbox(label="Filled"), gr.JSON(label="Candidates")], "Fill", fill, "fill_mask")
+                  lambda: [gr.Textbox(label="Filled", elem_id="fill_mask-output"), gr.JSON(label="Candidates")], "Fill", fill, "fill_mask")
         with gr.Tab("Attention"):
             if not _missing(loaded, "base"):
                 cfg = loaded["base"].model.config
                 inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
                 layer = gr.Slider(1, cfg.num_hidden_layers, value=cfg.num_hidden_layers, step=1, label="Layer")
                 head = gr.Slider(1, cfg.num_attention_heads, value=1, step=1, label="Head")
-                plot = gr.HTML(label="Attention")
+                plot = gr.HTML(label="Attention", elem_id="attention-output")
                 table = gr.Dataframe(headers=["layer", "mean entropy", "share on [CLS]/[SEP]"], label="Per layer")
                 gr.Button("Show").click(lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention")
     return demo

@@ -1,5 +1,7 @@
 """The Gradio demo on tiny models: every endpoint through gradio_client."""
 import importlib.util
+import os
+import re
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,55 @@ def test_every_endpoint_with_gradio_client(app):
     assert "layer 2, head 1" in heatmap and "李" in heatmap and heatmap.count("<tr>") == len(text) + 3
     with pytest.raises(Exception, match="up to 5,000 characters"):
         client.predict("长" * 6000, api_name="/tagging")
+
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's package: Playwright's own browser download does not work offline
+ARTIFACTS = Path(os.environ.get("ZHBERT_TEST_ARTIFACTS", ROOT / "test-artifacts")) / "demo"
+
+
+def _chars(text: str, sep: str = "") -> "re.Pattern":
+    return re.compile("^" + sep.join(re.escape(c) for c in text) + "$")
+
+
+def test_every_tab_in_headless_chromium(app):
+    """In each tab: click the second example, submit it, wait until the tab's output
+    shows a result for *that* example (not the preset one), save a screenshot."""
+    from playwright.sync_api import expect, sync_playwright
+
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: `make test` installs Debian's chromium package"
+    module, demo = app
+    ex = module.EXAMPLES
+    labels = "|".join(["neutral", "angry", "happy", "sad", "fear", "surprise"])
+    # tab, example button text, submit button, output element, what the output must show
+    tabs = [
+        ("Segmentation", ex["cws"][1], "Segment", "#segment-output textarea", ("value", _chars(ex["cws"][1], "(?: / )?"))),
+        ("NER", ex["ner"][1], "Find entities", "#ner-output", ("text", re.compile(r"\s*(?:[A-Z]+)?\s*".join(ex["ner"][1][:6])))),
+        ("Weibo tagging", ex["tagging"][1], "Tag", "#tagging-output", ("text", re.compile(labels))),
+        ("Matching", ex["matching"][1][0], "Compare", "#matching-output", ("text", re.compile(r"\b[01]\b"))),
+        ("Fill-mask", ex["fill"][1], "Fill", "#fill_mask-output textarea", ("value", re.compile(r"^今天天气很[^\[\]]+。$"))),
+        ("Attention", ex["ner"][1], "Show", "#attention-output", ("text", "layer 4, head 1")),
+    ]
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page.goto(demo.local_url)
+        for tab, example, button, output, (kind, expected) in tabs:
+            page.get_by_role("tab", name=tab, exact=True).click()
+            panel = page.get_by_role("tabpanel").filter(visible=True)
+            if tab == "Attention":  # no examples: type the text
+                panel.get_by_label("Text").fill(example)
+            else:
+                panel.get_by_text(example, exact=True).first.click()
+            # the example reaches the input box through the server: submit only once it is there
+            expect(panel.locator("textarea").first).to_have_value(example, timeout=30_000)
+            panel.get_by_role("button", name=button, exact=True).click()
+            out = page.locator(output)
+            if kind == "value":
+                expect(out).to_have_value(expected, timeout=30_000)
+            else:
+                expect(out).to_contain_text(expected, timeout=30_000)
+            shot = ARTIFACTS / f"{tab.lower().replace(' ', '-')}.png"
+            page.screenshot(path=str(shot), full_page=True)
+            assert shot.stat().st_size > 5_000
+        browser.close()
