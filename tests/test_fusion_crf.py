@@ -58,6 +58,23 @@ def test_mean_and_concat_of_last_four():
         LayerFusion("mean-last-4", 2, 4)
 
 
+def test_bert_paper_layer_choices():
+    """Table 7's rows: embeddings (h_0), second-to-last (h_{L-1}), weighted sum of the last four."""
+    layers = tuple(_layers(k=6))
+    assert torch.equal(LayerFusion("embeddings", 5, 4)(layers), layers[0])
+    assert torch.equal(LayerFusion("second-to-last", 5, 4)(layers), layers[-2])
+    fusion = LayerFusion("scalar-mix-last-4", 5, 4)
+    assert fusion.scalar_mix.weights.numel() == 4
+    with torch.no_grad():
+        fusion.scalar_mix.weights.copy_(torch.tensor([0.0, 1.0, -1.0, 2.0]))
+    w = np.exp([0.0, 1.0, -1.0, 2.0])
+    w /= w.sum()
+    expected = sum(wk * h.numpy() for wk, h in zip(w, layers[-4:]))
+    np.testing.assert_allclose(fusion(layers).detach().numpy(), expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="unknown representation"):
+        LayerFusion("first-layer", 5, 4)
+
+
 def _brute(crf, em, n):
     start, trans, end = (x.detach() for x in crf._scores())
     scores = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -20,10 +21,6 @@ app = typer.Typer(
 def _fail(message: str, code: int = 1) -> None:
     typer.secho(f"zhbert: error: {message}", fg=typer.colors.RED, err=True)
     raise typer.Exit(code)
-
-
-def _not_yet(command: str, issue: int) -> None:
-    _fail(f"'{command}' is planned but not available in this version (tracked in issue {issue})", code=2)
 
 
 @app.command()
@@ -202,15 +199,112 @@ def fill_mask(
 
 
 @app.command()
-def probe(model: str = typer.Argument(..., help="model folder")) -> None:
-    """Layer-wise linear probes (POS, entities, word boundaries, pairs)."""
-    _not_yet("probe", 7)
+def probe(
+    model: str = typer.Argument(..., help="bundled model name or a local model folder (its encoder is probed)"),
+    output: Path = typer.Option(..., "--output", "-o", help="folder for probe.json, probe.md and the plots"),
+    tasks: List[str] = typer.Option(["pos", "entity", "boundary", "pair"], "--task", help="pos, entity, boundary, pair"),
+    sentences: int = typer.Option(1200, help="held-out People's Daily sentences (70% train the probes)"),
+    pairs: int = typer.Option(2000, help="LCQMC pairs (half from dev to train, half from test to score)"),
+    compare_random: bool = typer.Option(True, help="also probe a randomly initialised twin of the same size"),
+    pca_layer: Optional[int] = typer.Option(None, help="also plot a 2-D PCA of this layer's vectors by POS"),
+    steps: int = typer.Option(200, help="L-BFGS iterations per probe"),
+) -> None:
+    """Layer-wise linear probes (POS, entities, word boundaries, pairs) with a plot per layer."""
+    from transformers import BertModel
+
+    from .model_info import resolve_model_path
+    from .probing import PROBE_TASKS, pca_plot, probe_model, random_twin, write_report
+    from .tokenizer import load_tokenizer
+
+    unknown = [t for t in tasks if t not in PROBE_TASKS]
+    if unknown:
+        _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
+    try:
+        path = resolve_model_path(model)
+        encoder = BertModel.from_pretrained(path, add_pooling_layer=False).eval()
+        tokenizer = load_tokenizer(path)
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    name = Path(model).name
+    results = probe_model(encoder, tokenizer, name, tasks, sentences, pairs, steps=steps)
+    if compare_random:
+        results += probe_model(random_twin(encoder), tokenizer, "random init", tasks, sentences, pairs, steps=steps)
+    files = write_report(results, output, title=f"Linear probes per layer: {name}")
+    if pca_layer is not None:
+        files["pca"] = pca_plot(encoder, tokenizer, output, pca_layer)
+    typer.echo((output / "probe.md").read_text(encoding="utf-8"))
+    typer.echo(json.dumps({k: str(v) for k, v in files.items()}))
 
 
-@app.command()
-def study(name: str = typer.Argument(..., help="modes or masking")) -> None:
-    """Application-mode and masking studies."""
-    _not_yet("study", 7)
+study_app = typer.Typer(help="Application-mode and masking studies (tables and plots for bench/RESULTS.md).", no_args_is_help=True)
+app.add_typer(study_app, name="study")
+
+
+def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset) -> dict:
+    return {"max_train_samples": max_train_samples, "max_eval_samples": max_eval_samples, "epochs": epochs,
+            "max_steps": max_steps, "preset": preset}
+
+
+@study_app.command("modes")
+def study_modes(
+    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, modes.md, modes.json and modes.png"),
+    encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
+    tasks: List[str] = typer.Option(["ner", "cws", "tagging", "matching"], "--task", help="ner, cws, tagging, matching"),
+    seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
+    representations: List[str] = typer.Option(None, "--representation", help="default: all six"),
+    bert_table: bool = typer.Option(True, help="add the BERT paper's feature-based NER rows"),
+    max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
+    preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+) -> None:
+    """Fine-tune vs feature-based x every representation, several seeds; BERT Table 7 on Chinese."""
+    from .fusion import REPRESENTATIONS
+    from .studies import STUDY_TASKS, run_modes, write_modes_report
+
+    bad = [t for t in tasks if t not in STUDY_TASKS] + [r for r in representations or [] if r not in REPRESENTATIONS]
+    if bad:
+        _fail(f"unknown task or representation: {', '.join(bad)}", code=2)
+    start = time.perf_counter()
+    try:
+        rows = run_modes(encoder, output, tasks, seeds, representations=representations or REPRESENTATIONS, bert_table=bert_table,
+                         recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset))
+    except RuntimeError as e:
+        _fail(str(e))
+    meta = {"encoder": encoder, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    files = write_modes_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
+@study_app.command("masking")
+def study_masking(
+    corpus: List[Path] = typer.Option(..., "--corpus", help="pretraining text (files or folders)"),
+    output: Path = typer.Option(..., "--output", "-o", help="folder for pretraining runs, fine-tuning runs and masking.md"),
+    maskings: List[str] = typer.Option(["char", "wwm", "ernie", "ngram"], "--masking"),
+    nsp: List[str] = typer.Option(["no", "yes"], "--nsp", help="no, yes or both (repeat the flag)"),
+    size: str = typer.Option("tiny"), steps: int = typer.Option(2000), batch_size: int = typer.Option(32),
+    max_length: int = typer.Option(128), max_docs: Optional[int] = typer.Option(None),
+    tasks: List[str] = typer.Option(["ner", "cws", "tagging", "matching"], "--task"),
+    seeds: List[int] = typer.Option([1], "--seed"),
+    max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
+    preset: str = typer.Option("full"),
+) -> None:
+    """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
+    from .studies import run_masking, write_masking_report
+
+    if not set(nsp) <= {"no", "yes"}:
+        _fail("--nsp takes no or yes", code=2)
+    start = time.perf_counter()
+    try:
+        rows = run_masking([str(c) for c in corpus], output, maskings, tuple(v == "yes" for v in nsp), size, steps, batch_size,
+                           max_length, max_docs, tasks, seeds,
+                           recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset))
+    except (RuntimeError, ValueError, FileNotFoundError) as e:
+        _fail(str(e))
+    meta = {"size": size, "steps": steps, "batch_size": batch_size, "max_length": max_length,
+            "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    files = write_masking_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
 
 
 def _setup_logging() -> None:

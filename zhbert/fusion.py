@@ -12,22 +12,29 @@ Input: the encoder's hidden states ``h_0 .. h_L`` (embeddings + L layers), each
 * ``layer-attention``: per token t, ``a_{t,k} = softmax_k(u . tanh(W h_{t,k} + b))``
   and ``sum_k a_{t,k} h_{t,k}`` (multi-layer attention, Kaneko & Komachi 2019)
 
-The feature-based results of the BERT paper (Table 7) used exactly these
-choices (last hidden, sum/concat of last four); the fine-tuning results use ``cls``.
+The feature-based results of the BERT paper (Table 7) used these choices (last
+hidden, sum/concat of last four); the fine-tuning results use ``cls``. Three more
+rows of that table are offered for the mode study (``PAPER_REPRESENTATIONS``):
+
+* ``embeddings``:        ``h_0``
+* ``second-to-last``:    ``h_{L-1}``
+* ``scalar-mix-last-4``: ``gamma * sum_k s_k h_k`` over the last four layers only
 """
 from __future__ import annotations
 
 import torch
 from torch import nn
 
-__all__ = ["REPRESENTATIONS", "LayerFusion", "ScalarMix", "LayerAttention", "fused_size"]
+__all__ = ["REPRESENTATIONS", "PAPER_REPRESENTATIONS", "ALL_REPRESENTATIONS", "LayerFusion", "ScalarMix", "LayerAttention", "fused_size"]
 
 REPRESENTATIONS = ("cls", "last", "mean-last-4", "concat-last-4", "scalar-mix", "layer-attention")
+PAPER_REPRESENTATIONS = ("embeddings", "second-to-last", "scalar-mix-last-4")
+ALL_REPRESENTATIONS = REPRESENTATIONS + PAPER_REPRESENTATIONS
 
 
 def fused_size(representation: str, hidden_size: int) -> int:
-    if representation not in REPRESENTATIONS:
-        raise ValueError(f"unknown representation {representation!r}; choose one of {', '.join(REPRESENTATIONS)}")
+    if representation not in ALL_REPRESENTATIONS:
+        raise ValueError(f"unknown representation {representation!r}; choose one of {', '.join(ALL_REPRESENTATIONS)}")
     return 4 * hidden_size if representation == "concat-last-4" else hidden_size
 
 
@@ -66,10 +73,11 @@ class LayerFusion(nn.Module):
     def __init__(self, representation: str, num_hidden_layers: int, hidden_size: int):
         super().__init__()
         self.output_size = fused_size(representation, hidden_size)
-        if representation in ("mean-last-4", "concat-last-4") and num_hidden_layers < 4:
+        if representation in ("mean-last-4", "concat-last-4", "scalar-mix-last-4") and num_hidden_layers < 4:
             raise ValueError(f"{representation} needs at least 4 encoder layers, the model has {num_hidden_layers}")
         self.representation = representation
-        self.scalar_mix = ScalarMix(num_hidden_layers + 1) if representation == "scalar-mix" else None
+        mixed = {"scalar-mix": num_hidden_layers + 1, "scalar-mix-last-4": 4}.get(representation)
+        self.scalar_mix = ScalarMix(mixed) if mixed else None
         self.attention = LayerAttention(hidden_size) if representation == "layer-attention" else None
         self.last_layer_weights: torch.Tensor | None = None  # (B, T, K) after a layer-attention forward
 
@@ -87,6 +95,12 @@ class LayerFusion(nn.Module):
             return torch.cat(hidden_states[-4:], dim=-1)
         if r == "scalar-mix":
             return self.scalar_mix(list(hidden_states))
+        if r == "scalar-mix-last-4":
+            return self.scalar_mix(list(hidden_states[-4:]))
+        if r == "embeddings":
+            return hidden_states[0]
+        if r == "second-to-last":
+            return hidden_states[-2]
         mixed, weights = self.attention(list(hidden_states))
         self.last_layer_weights = weights.detach()
         return mixed

@@ -11,7 +11,8 @@ their results). Every split is a list of dicts:
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from ..tags import labels_for
 from .paths import dataset_path
@@ -198,7 +199,18 @@ DATASETS = {
 
 
 def load_task_data(task: str, name: str) -> TaskData:
+    """The dataset's splits. Parsed once per process (studies run dozens of recipes in a
+    row); each call gets its own lists, so a caller that edits them affects no one else."""
     if task not in DATASETS or name not in DATASETS[task]:
         known = "; ".join(f"{t}: {', '.join(n)}" for t, n in DATASETS.items())
         raise ValueError(f"unknown dataset {task}/{name}; known: {known}")
+    from .paths import shared_dir
+
+    d = _parsed(task, name, str(shared_dir()))  # keyed on the data root too: ZHBERT_SHARED may change
+    return replace(d, train=list(d.train), dev=list(d.dev), test=list(d.test), extra_test=list(d.extra_test),
+                   labels=list(d.labels), notes=list(d.notes), train_words=set(d.train_words) if d.train_words is not None else None)
+
+
+@lru_cache(maxsize=4)
+def _parsed(task: str, name: str, root: str) -> TaskData:
     return {"cws": _cws, "ner": _ner, "tagging": _tagging, "matching": _matching}[task](name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from ..fusion import REPRESENTATIONS
+from ..fusion import ALL_REPRESENTATIONS
 
 __all__ = ["HeadConfig", "TASKS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS"]
 
@@ -45,8 +45,8 @@ class HeadConfig:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.representation is None:
             self.representation = "last" if self.task == "token" else "cls"
-        if self.representation not in REPRESENTATIONS:
-            raise ValueError(f"representation must be one of {', '.join(REPRESENTATIONS)}, got {self.representation!r}")
+        if self.representation not in ALL_REPRESENTATIONS:
+            raise ValueError(f"representation must be one of {', '.join(ALL_REPRESENTATIONS)}, got {self.representation!r}")
         if self.pair_encoding not in PAIR_ENCODINGS:
             raise ValueError(f"pair_encoding must be one of {', '.join(PAIR_ENCODINGS)}, got {self.pair_encoding!r}")
         if self.window_pool not in WINDOW_POOLS:

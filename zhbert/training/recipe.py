@@ -44,6 +44,7 @@ class RecipeArguments:
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
+    save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})
 
@@ -172,7 +173,7 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
     """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row."""
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if model is not None and not args.evaluate_only:
+    if model is not None and not args.evaluate_only and args.save_model:
         save_head(model, tokenizer, out / "model")
     record = {
         "task": task,
@@ -184,11 +185,12 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
         "date": time.strftime("%Y-%m-%d"),
         "train_examples": len(data.train),
     }
-    path = out / "metrics.json"
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     value = metrics
     for key in headline.split("."):
         value = value[key]
+    record.update(headline=headline, score=value)  # the one number studies and tables compare
+    path = out / "metrics.json"
+    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
     print(f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
           f"| {data.eval_split} | {headline} = {100 * value:.2f} |")

@@ -1,0 +1,81 @@
+"""`zhbert study modes` and `zhbert study masking` end to end on a tiny encoder and a few
+dozen real examples (recipe preset ``tiny``): the tables, plots and claims they write."""
+import json
+
+
+from zhbert.studies import ModeRow, literature_claims
+
+
+def _row(task, mode, rep, *scores):
+    import statistics
+
+    return ModeRow(task, task, mode, rep, "f1", list(scores), statistics.fmean(scores), statistics.stdev(scores) if len(scores) > 1 else 0.0)
+
+
+def test_literature_claims_read_the_numbers():
+    rows = [
+        _row("matching", "finetune", "cls", 0.80, 0.82), _row("matching", "finetune", "scalar-mix", 0.805, 0.815),
+        _row("matching", "frozen", "cls", 0.60, 0.62),
+        _row("ner", "finetune", "last", 0.90, 0.91), _row("ner", "finetune", "scalar-mix", 0.92, 0.93),
+        _row("ner", "frozen", "last", 0.80, 0.81), _row("ner", "frozen", "scalar-mix", 0.79, 0.80),
+    ]
+    claims = {c["claim"].split(",")[0]: c for c in literature_claims(rows)}
+    assert claims["fine-tuning beats feature-based most clearly on sentence pairs"]["holds"] is True  # +20 vs +11
+    assert claims["for pairs"]["holds"] is True  # 81.0 vs 81.0
+    assert claims["for tagging"]["holds"] == "partly"  # wins fine-tuned, loses frozen
+    rows[0] = _row("matching", "finetune", "cls", 0.70, 0.71)
+    assert {c["claim"].split(",")[0]: c for c in literature_claims(rows)}["for pairs"]["holds"] is False
+    assert literature_claims(rows[3:])[0]["holds"] is None  # no pairs measured: not claimed either way
+
+
+def test_study_modes_end_to_end(tiny_encoder, tmp_path):
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+
+    out = tmp_path / "modes"
+    argv = ["study", "modes", "--output", str(out), "--encoder", str(tiny_encoder), "--task", "ner", "--task", "matching",
+            "--seed", "1", "--seed", "2", "--representation", "cls", "--representation", "last", "--representation", "scalar-mix",
+            "--preset", "tiny"]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "modes.json").read_text(encoding="utf-8"))
+    got = {(r["task"], r["mode"], r["representation"]) for r in report["rows"]}
+    grid = {("ner", m, r) for m in ("finetune", "frozen") for r in ("last", "scalar-mix")}  # no cls for token heads
+    grid |= {("matching", m, r) for m in ("finetune", "frozen") for r in ("cls", "last", "scalar-mix")}
+    grid |= {("ner", "frozen", r) for r in ("embeddings", "second-to-last", "scalar-mix-last-4", "concat-last-4")}  # BERT Table 7
+    assert got == grid
+    for r in report["rows"]:
+        assert len(r["scores"]) == 2 and 0 <= r["mean"] <= 1
+        run = json.loads((out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "metrics.json").read_text())
+        assert run["arguments"]["mode"] == r["mode"] and run["arguments"]["representation"] == r["representation"]
+        assert run["arguments"]["seed"] == 2 and run["score"] == r["scores"][1]
+        assert not (out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "model").exists()
+    table = (out / "modes.md").read_text(encoding="utf-8")
+    assert "Weighted Sum Last Four Hidden" in table and "claim from the literature" in table
+    assert (out / "modes.png").read_bytes()[:4] == b"\x89PNG"
+    # a rerun finds every run done and rewrites the same table
+    again = CliRunner().invoke(app, argv)
+    assert again.exit_code == 0 and (out / "modes.md").read_text(encoding="utf-8") == table
+
+
+def test_study_masking_end_to_end(tmp_path, pd_sentences):
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join("".join(pd_sentences[i : i + 5]) for i in range(0, 600, 5)) + "\n", encoding="utf-8")
+    out = tmp_path / "masking"
+    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--masking", "char",
+                                   "--masking", "wwm", "--nsp", "no", "--size", "tiny", "--steps", "4", "--batch-size", "4",
+                                   "--max-length", "64", "--task", "ner", "--task", "matching", "--preset", "tiny"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "masking.json").read_text(encoding="utf-8"))["rows"]
+    assert [(r["masking"], r["nsp"]) for r in rows] == [("char", False), ("wwm", False)]
+    for r in rows:
+        assert r["tokens"] == 4 * 4 * 64 and r["pretrain_seconds"] > 0 and r["final_loss"] > 0
+        assert set(r["scores"]) == {"ner", "matching"}
+        run = json.loads((out / "finetune" / r["masking"] / "ner-seed1" / "metrics.json").read_text())
+        assert run["arguments"]["encoder"].endswith(f"pretrain/{r['masking']}/final")
+    assert (out / "masking.md").read_text(encoding="utf-8").count("\n") == 4
