@@ -41,7 +41,7 @@ def main() -> None:
     counts = unigram_counts(tok, itertools.islice(corpus["text"], args.unigram_docs))
     rows = [("unigram frequency baseline", evaluate_unigram(counts, tok, texts, seed=args.seed))]
     for path in args.model:
-        model = AutoModelForMaskedLM.from_pretrained(path, local_files_only=True)
+        model = AutoModelForMaskedLM.from_pretrained(path, local_files_only=True, dtype=torch.float32)
         rows.append((path, evaluate_mlm(model, tok, texts, seed=args.seed)))
     print(f"held-out People's Daily sentences: {len(texts)}; blanks: {rows[0][1].blanks}; "
           f"{platform.processor() or platform.machine()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")

@@ -89,3 +89,31 @@ def test_load_errors(tmp_path):
         zhbert.load("no-such-model")
     with pytest.raises(ModelLoadError, match="config.json is missing"):
         zhbert.load(str(tmp_path))
+
+
+def _half_copy(model, src, dst):
+    """``model`` saved in fp16 to ``dst``, with the tokenizer files of ``src``."""
+    import shutil
+    from pathlib import Path
+
+    model.half().save_pretrained(dst)
+    for f in Path(src).iterdir():
+        if f.name.startswith(("tokenizer", "vocab", "special_tokens")):
+            shutil.copy(f, Path(dst) / f.name)
+    return str(dst)
+
+
+def test_half_precision_folders_load_as_float32(models, tmp_path):
+    """Bundled weights are stored in fp16 to fit the size budget; transformers 5 would load
+    them as fp16 (slow on CPU, and a different model): zhbert always loads fp32."""
+    import torch
+    from transformers import BertForMaskedLM
+
+    from zhbert.heads import load_head
+
+    ner16 = zhbert.load(_half_copy(load_head(models["ner"]), models["ner"], tmp_path / "ner16"))
+    assert next(ner16.model.parameters()).dtype == torch.float32
+    text = "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。"
+    assert [(s.start, s.end, s.label) for s in ner16(text)] == [(s.start, s.end, s.label) for s in zhbert.load(str(models["ner"]))(text)]
+    base16 = zhbert.load(_half_copy(BertForMaskedLM.from_pretrained(models["base"]), models["base"], tmp_path / "base16"))
+    assert next(base16.model.parameters()).dtype == torch.float32

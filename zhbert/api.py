@@ -262,7 +262,7 @@ def load(name_or_path: str, device: str | None = None):
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
-    model = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, torch_dtype=torch.float32)
+    model = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, dtype=torch.float32)
     if device:
         model.to(device)
     return MaskedLM(model, tokenizer, path)

@@ -210,6 +210,7 @@ def probe(
     steps: int = typer.Option(200, help="L-BFGS iterations per probe"),
 ) -> None:
     """Layer-wise linear probes (POS, entities, word boundaries, pairs) with a plot per layer."""
+    import torch
     from transformers import BertModel
 
     from .model_info import resolve_model_path
@@ -221,7 +222,7 @@ def probe(
         _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
     try:
         path = resolve_model_path(model)
-        encoder = BertModel.from_pretrained(path, add_pooling_layer=False).eval()
+        encoder = BertModel.from_pretrained(path, add_pooling_layer=False, dtype=torch.float32).eval()
         tokenizer = load_tokenizer(path)
     except (OSError, ValueError) as e:
         _fail(str(e))

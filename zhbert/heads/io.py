@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import torch
+
 from ..errors import ModelLoadError
 from .config import HeadConfig
 from .model import ZhBertForTask, stock_architecture
@@ -27,7 +29,7 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
     path = _check_folder(encoder)
     config = BertConfig.from_pretrained(str(path), local_files_only=True)
     config.zhbert_head = head.to_dict()
-    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, output_loading_info=True)
+    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, output_loading_info=True, dtype=torch.float32)
     encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
@@ -92,7 +94,7 @@ def load_head(path: str | Path) -> ZhBertForTask:
     if not getattr(config, "zhbert_head", None):
         raise _error(path / "config.json", "no 'zhbert_head' settings: this is not a zhbert task model")
     try:
-        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True)
+        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, dtype=torch.float32)
     except Exception as e:  # e.g. a tensor cut short inside the file
         raise _error(path / "model.safetensors", f"cannot load weights ({e})") from None
     return model.eval()

@@ -91,7 +91,7 @@ def load_init_model(init: str, nsp: bool = False):
     if config.model_type != "bert":
         raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
     cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
-    model, info = cls.from_pretrained(str(path), local_files_only=True, output_loading_info=True)
+    model, info = cls.from_pretrained(str(path), local_files_only=True, output_loading_info=True, dtype=torch.float32)
     if info.get("missing_keys"):
         logger.warning("initialised fresh (not in %s): %s", path, sorted(info["missing_keys"]))
     if info.get("unexpected_keys"):
