@@ -4,7 +4,7 @@ import sys
 
 import pytest
 
-PLANNED = ["info", "demo", "pretrain", "train", "predict", "fill-mask", "probe", "study"]
+PLANNED = ["info", "demo", "pretrain", "train", "predict", "fill-mask", "probe", "study", "export"]
 
 
 @pytest.mark.parametrize("argv", [[sys.executable, "-m", "zhbert", "--help"], ["zhbert", "--help"]])
@@ -93,3 +93,27 @@ def test_fill_mask_cli(tiny_encoder):
     assert r.returncode == 1 and "no [MASK]" in r.stderr
     r = _zhbert("train", "poetry")
     assert r.returncode == 1 and "unknown task" in r.stderr
+
+
+def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
+    """`zhbert export` writes fp16 safetensors (half the bytes) that load back as fp32 with
+    nearly the same outputs; a folder without weights is refused with its path."""
+    import torch
+    from transformers import BertForMaskedLM
+
+    out = subprocess.run([sys.executable, "-m", "zhbert", "export", str(tiny_encoder), str(tmp_path / "half")],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    full, half = tiny_encoder / "model.safetensors", tmp_path / "half" / "model.safetensors"
+    assert 0.45 < half.stat().st_size / full.stat().st_size < 0.55
+    assert (tmp_path / "half" / "tokenizer.json").is_file() or (tmp_path / "half" / "vocab.txt").is_file()
+    import zhbert
+
+    a, b = zhbert.load(str(tiny_encoder)), zhbert.load(str(tmp_path / "half"))
+    assert next(b.model.parameters()).dtype == torch.float32
+    ids = torch.tensor([[101, 2769, 4263, 102]])
+    torch.testing.assert_close(a.model(input_ids=ids).logits, b.model(input_ids=ids).logits, atol=2e-2, rtol=0)
+    bad = subprocess.run([sys.executable, "-m", "zhbert", "export", str(tmp_path), str(tmp_path / "x")],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 1 and str(tmp_path) in bad.stderr
+    assert BertForMaskedLM.from_pretrained(tmp_path / "half").dtype == torch.float16  # plain transformers sees the stored dtype

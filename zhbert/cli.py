@@ -35,6 +35,23 @@ def info(model: str = typer.Argument(..., help="bundled model name or a local mo
 
 
 @app.command()
+def export(
+    source: Path = typer.Argument(..., help="a save_pretrained model folder"),
+    dest: Path = typer.Argument(..., help="where to write the copy (replaced when complete)"),
+    fp16: bool = typer.Option(True, help="store weights as fp16 (zhbert loads them as fp32)"),
+) -> None:
+    """Copy a model folder for shipping, weights in fp16 safetensors."""
+    from .export import export_model
+
+    try:
+        out = export_model(source, dest, fp16)
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    typer.echo(f"exported {source} -> {out} ({size:.1f} MB)")
+
+
+@app.command()
 def demo(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(7860, help="port"),
