@@ -12,12 +12,15 @@ from .errors import ModelLoadError
 BUNDLED_DIR = Path(__file__).parent / "pretrained"
 
 # short name -> (folder, how to make it)
+_FT = "--encoder base --max_train_samples 8000 --epochs 2 --learning_rate 2e-4"
 BUNDLED = {
-    "base": ("base", "runs/pretrain_default.sh as recorded in bench/RESULTS.md, then export OUTPUT/final here"),
-    "cws": ("cws", "python recipes/cws.py --dataset pku --output_dir runs/cws-pku, then copy runs/cws-pku/model here"),
-    "tagging": ("tagging", "python recipes/weibo_tagging.py --dataset usual --output_dir runs/tagging-usual, then copy its model here"),
-    "ner": ("ner", "python recipes/ner.py --dataset msra --crf --output_dir runs/ner-msra, then copy its model here"),
-    "matching": ("matching", "python recipes/matching.py --dataset afqmc --output_dir runs/matching-afqmc, then copy its model here"),
+    "base": ("base", "runs/pretrain_default.sh as recorded in bench/RESULTS.md, then: zhbert export runs/default-mini-wwm/final zhbert/pretrained/base"),
+    "cws": ("cws", f"python recipes/cws.py --dataset pku {_FT} --output_dir runs/rec/cws-pku; zhbert export runs/rec/cws-pku/model zhbert/pretrained/cws"),
+    "tagging": ("tagging", f"python recipes/weibo_tagging.py --dataset usual {_FT} --output_dir runs/rec/tagging-usual; "
+                           "zhbert export runs/rec/tagging-usual/model zhbert/pretrained/tagging"),
+    "ner": ("ner", f"python recipes/ner.py --dataset msra {_FT} --output_dir runs/rec/ner-msra; zhbert export runs/rec/ner-msra/model zhbert/pretrained/ner"),
+    "matching": ("matching", f"python recipes/matching.py --dataset afqmc {_FT} --output_dir runs/rec/matching-afqmc; "
+                             "zhbert export runs/rec/matching-afqmc/model zhbert/pretrained/matching"),
 }
 
 
