@@ -117,3 +117,21 @@ def test_half_precision_folders_load_as_float32(models, tmp_path):
     assert [(s.start, s.end, s.label) for s in ner16(text)] == [(s.start, s.end, s.label) for s in zhbert.load(str(models["ner"]))(text)]
     base16 = zhbert.load(_half_copy(BertForMaskedLM.from_pretrained(models["base"]), models["base"], tmp_path / "base16"))
     assert next(base16.model.parameters()).dtype == torch.float32
+
+
+def test_features_window_long_texts(models, pd_sentences):
+    """Per-token features of a text 3x the model's length: every character gets a vector
+    from its owner window, none is cut; a text that fits is one window."""
+    import torch
+
+    base = zhbert.load(str(models["base"]))
+    text = "".join(pd_sentences[:12])[:180]  # the tiny encoder reads 62 tokens at a time
+    rows = base.features(text, representation="last", pooled=False)
+    assert [(r["start"], r["end"]) for r in rows] == [(i, i + 1) for i in range(len(text))]
+    short = pd_sentences[0][:30]
+    alone = base.features(short, representation="last", pooled=False)
+    # the first 30 characters of the long text see more context to the right: different vectors
+    assert not torch.allclose(torch.tensor(alone[5]["vector"]), torch.tensor(rows[5]["vector"]))
+    pooled = base.features([text, short], representation="mean-last-4")
+    assert len(pooled) == 2 and len(pooled[0]) == base.model.config.hidden_size
+    assert torch.allclose(torch.tensor(pooled[1]), torch.tensor([r["vector"] for r in base.features(short, "mean-last-4", pooled=False)]).mean(0), atol=1e-5)

@@ -18,6 +18,7 @@ from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict
 from .heads.thresholds import apply_thresholds
 from .model_info import resolve_model_path
 from .tokenizer import encode, load_tokenizer
+from .windows import owners, windows
 
 __all__ = ["load", "Span", "Label", "Classification", "Match", "Candidate", "MaskFill",
            "Segmenter", "Tagger", "Classifier", "Matcher", "MaskedLM"]
@@ -220,16 +221,30 @@ class MaskedLM:
         if fusion.scalar_mix is not None or fusion.attention is not None:
             raise ValueError(f"{representation} has learned weights: train a head with it instead")
 
+        size = cfg.max_position_embeddings - 2
+        cls_id, sep_id = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id
+
         def run(texts):
             out = []
             for enc in encode(self.tokenizer, texts):
-                x = torch.tensor([[self.tokenizer.cls_token_id, *enc.ids[: cfg.max_position_embeddings - 2], self.tokenizer.sep_token_id]])
-                h = self.model.bert(input_ids=x, output_hidden_states=True).hidden_states
-                tokens = fusion(h)[0]
+                # long texts: overlapping windows, each token's vector from its owner window
+                spans = windows(len(enc), size)
+                own = owners(len(enc), spans)
+                vecs, cls_vecs = [None] * len(enc), []
+                for w, (a, b) in enumerate(spans):
+                    x = torch.tensor([[cls_id, *enc.ids[a:b], sep_id]])
+                    tokens = fusion(self.model.bert(input_ids=x, output_hidden_states=True).hidden_states)[0]
+                    cls_vecs.append(tokens[0])
+                    for k in range(a, b):
+                        if own[k] == w:
+                            vecs[k] = tokens[1 + k - a]
                 if pooled:
-                    out.append((tokens[0] if representation == "cls" else tokens.mean(0)).tolist())
+                    if representation == "cls" or not vecs:  # [CLS] averaged over windows; an empty text has only [CLS]
+                        out.append(torch.stack(cls_vecs).mean(0).tolist())
+                    else:
+                        out.append(torch.stack(vecs).mean(0).tolist())
                 else:
-                    out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, tokens[1:-1])])
+                    out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, vecs)])
             return out
 
         return _one_or_many(inputs, run)
