@@ -36,3 +36,41 @@ def test_bundled_model_reproduces_its_recorded_score(name, shared, tmp_path):
     pred = zhbert.load(name)
     example = ("花呗怎么还款", "花呗如何还钱") if name == "matching" else "江泽民主席在北京会见了美国总统克林顿。"
     assert pred(example) is not None
+
+
+def test_zhbert_demo_serves_the_bundled_models():
+    """The README's main command: `zhbert demo` on the bundled models answers on every tab."""
+    import socket
+    import time
+
+    from gradio_client import Client
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "zhbert", "demo", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(180):
+            try:
+                client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+                break
+            except Exception:
+                assert proc.poll() is None, proc.stderr.read()[-2000:]
+                time.sleep(0.5)
+        else:
+            pytest.fail("zhbert demo did not answer within 90 s")
+        text = "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。"
+        words, spans = client.predict(text, api_name="/segment")
+        assert "".join(s["text"] for s in spans) == text
+        _, ents = client.predict(text, api_name="/ner")
+        assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
+        assert client.predict("今天心情特别好", api_name="/tagging")["label"]
+        assert client.predict("花呗怎么还款", "花呗如何还钱", api_name="/matching")["label"] in ("0", "1")
+        filled, cands = client.predict("中国的首都是[MASK][MASK]。", api_name="/fill_mask")
+        assert len(cands) == 2 and "[MASK]" not in filled
+        heatmap, table = client.predict(text, 4, 1, api_name="/attention")
+        assert len(table["data"]) == 4 and "layer 4, head 1" in heatmap
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
