@@ -14,11 +14,8 @@ from __future__ import annotations
 
 import logging
 
-from zhbert.heads import char_spans, predict_tags
 from zhbert.metrics import word_prf
-from zhbert.training.recipe import (
-    fit, head_config, load_splits, parse_args, prepare_model, run_recipe, tagging_examples, write_results,
-)
+from zhbert.training.recipe import predict_test_spans, run_recipe, train_tagger, write_results
 
 
 def words_from_spans(text: str, spans) -> list[str]:
@@ -37,24 +34,13 @@ def jieba_baseline(texts: list[str]) -> list[list[str]]:
 
 
 def main() -> None:
-    # 1. arguments
-    args = parse_args(default_dataset="pku")
-
-    # 2. data: words -> BMES tags per character
-    data = load_splits(args, "cws")
-
-    # 3. model: BMES tagger on the chosen encoder
-    model, tokenizer = prepare_model(args, head_config(args, "token", data))
-
-    # 4. train
-    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
+    # 1-4. arguments, data (words -> BMES tags per character), BMES tagger on the encoder, training
+    args, data, model, tokenizer = train_tagger("cws", default_dataset="pku")
 
     # 5. evaluate: predicted word starts -> words, SIGHAN scoring
-    test = data.test
-    texts = [r["text"] for r in test]
-    preds = predict_tags(model, tokenizer, texts, batch_size=64)
-    predicted = [words_from_spans(t, char_spans(p, data.scheme)) for t, p in zip(texts, preds)]
-    gold = [r["words"] for r in test]
+    texts, spans = predict_test_spans(model, tokenizer, data)
+    predicted = [words_from_spans(t, s) for t, s in zip(texts, spans)]
+    gold = [r["words"] for r in data.test]
     metrics = {"zhbert": word_prf(gold, predicted, data.train_words),
                "jieba": word_prf(gold, jieba_baseline(texts), data.train_words)}
 

@@ -12,33 +12,19 @@ precision / recall / F1, per type and overall (strict mode for BMES).
 """
 from __future__ import annotations
 
-from zhbert.heads import char_spans, predict_tags
 from zhbert.metrics import entity_prf
 from zhbert.tags import spans_to_tags
-from zhbert.training.recipe import (
-    fit, head_config, load_splits, parse_args, prepare_model, run_recipe, tagging_examples, write_results,
-)
+from zhbert.training.recipe import predict_test_spans, run_recipe, train_tagger, write_results
 
 
 def main() -> None:
-    # 1. arguments
-    args = parse_args(default_dataset="msra")
-
-    # 2. data: one tag per character
-    data = load_splits(args, "ner")
-
-    # 3. model
-    model, tokenizer = prepare_model(args, head_config(args, "token", data))
-
-    # 4. train
-    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
+    # 1-4. arguments, data (one tag per character), token head on the encoder, training
+    args, data, model, tokenizer = train_tagger("ner", default_dataset="msra")
 
     # 5. evaluate: predicted spans -> character tags -> seqeval
-    test = data.test
-    texts = [r["text"] for r in test]
-    preds = predict_tags(model, tokenizer, texts, batch_size=64)
-    predicted = [spans_to_tags(len(t), char_spans(p, data.scheme), data.scheme) for t, p in zip(texts, preds)]
-    metrics = entity_prf([r["tags"] for r in test], predicted, data.scheme)
+    texts, spans = predict_test_spans(model, tokenizer, data)
+    predicted = [spans_to_tags(len(t), s, data.scheme) for t, s in zip(texts, spans)]
+    metrics = entity_prf([r["tags"] for r in data.test], predicted, data.scheme)
 
     # 6. save
     write_results(args, "ner", data, metrics, model, tokenizer, headline="overall.f1")

@@ -24,63 +24,61 @@ __all__ = ["load", "Span", "Label", "Classification", "Match", "Candidate", "Mas
            "Segmenter", "Tagger", "Classifier", "Matcher", "MaskedLM"]
 
 
+def _plain(value):
+    """Dataclasses -> dicts and tuples -> lists, recursively: JSON-ready."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Result:
+    """Base of the frozen result types: ``to_dict()`` gives plain, JSON-serialisable data."""
+
+    def to_dict(self) -> dict:
+        return _plain(asdict(self))
+
+
 @dataclass(frozen=True)
-class Span:
+class Span(_Result):
     text: str
     start: int
     end: int
     label: str | None = None
     score: float | None = None
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Label:
+class Label(_Result):
     label: str
     score: float
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Classification:
+class Classification(_Result):
     labels: tuple[Label, ...]  # the predicted label(s), best first
     scores: tuple[Label, ...]  # every label with its probability, best first
 
-    def to_dict(self) -> dict:
-        return {"labels": [l.to_dict() for l in self.labels], "scores": [l.to_dict() for l in self.scores]}
-
 
 @dataclass(frozen=True)
-class Match:
+class Match(_Result):
     label: str
     score: float  # probability of ``label`` (or the predicted score for a regression head)
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class Candidate:
+class Candidate(_Result):
     token: str
     score: float
 
-    def to_dict(self) -> dict:
-        return asdict(self)
-
 
 @dataclass(frozen=True)
-class MaskFill:
+class MaskFill(_Result):
     start: int  # offsets of this "[MASK]" in the input
     end: int
     token: str  # the filled-in character
     candidates: tuple[Candidate, ...]
-
-    def to_dict(self) -> dict:
-        return {"start": self.start, "end": self.end, "token": self.token, "candidates": [c.to_dict() for c in self.candidates]}
 
 
 def _one_or_many(inputs, fn):

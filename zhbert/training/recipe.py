@@ -164,6 +164,25 @@ def head_config(args: RecipeArguments, task: str, data, **extra) -> HeadConfig:
                       pair_encoding=args.pair_encoding, **extra)
 
 
+def train_tagger(task: str, default_dataset: str):
+    """Phases 1-4 of a character-tagging recipe (cws, ner): arguments, data (one tag per
+    character), a token head on the chosen encoder, training. Returns ``args, data, model, tokenizer``."""
+    args = parse_args(default_dataset)
+    data = load_splits(args, task)
+    model, tokenizer = prepare_model(args, head_config(args, "token", data))
+    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
+    return args, data, model, tokenizer
+
+
+def predict_test_spans(model: ZhBertForTask, tokenizer, data) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
+    """The test texts and the predicted ``(type, start, end)`` character spans of each."""
+    from ..heads import char_spans, predict_tags
+
+    texts = [r["text"] for r in data.test]
+    preds = predict_tags(model, tokenizer, texts, batch_size=64)
+    return texts, [char_spans(p, data.scheme) for p in preds]
+
+
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:
     return FinetuneConfig(output=str(Path(args.output_dir) / "checkpoints"), epochs=args.epochs, max_steps=args.max_steps,
                           batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed)
