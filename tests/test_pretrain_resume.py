@@ -76,5 +76,16 @@ def test_result_loads_in_plain_transformers_and_continues(tmp_path, corpus_file)
     assert r.returncode == 0, r.stderr[-3000:]
     model = AutoModelForMaskedLM.from_pretrained(str(out / "final"))
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
-    before = BertForMaskedLM.from_pretrained(str(init)).bert.embeddings.word_embeddings.weight
-    assert not torch.equal(before, model.bert.embeddings.word_embeddings.weight)  # it trained
+    plain = BertForMaskedLM.from_pretrained(str(init)).bert.embeddings
+    assert not torch.equal(plain.word_embeddings.weight, model.bert.embeddings.word_embeddings.weight)  # it trained
+    # --position-init auto keeps a checkpoint's own position embeddings (3 small steps away from them)
+    moved = (model.bert.embeddings.position_embeddings.weight - plain.position_embeddings.weight).norm(dim=1)
+    assert moved.max() < 0.2 * plain.position_embeddings.weight.norm(dim=1).min()
+
+
+def test_from_scratch_starts_from_sinusoidal_positions(reference):
+    from zhbert.training.positions import sinusoidal_table
+
+    pos = reference["bert.embeddings.position_embeddings.weight"]
+    cos = torch.nn.functional.cosine_similarity(pos, sinusoidal_table(*pos.shape), dim=1)
+    assert cos.min() > 0.95  # 12 steps of training move them only a little

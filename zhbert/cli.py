@@ -94,6 +94,9 @@ def pretrain(
     doc_format: str = typer.Option("line", help="line or blank-line"),
     user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
     nsp: bool = typer.Option(False, help="add next-sentence prediction"),
+    position_init: str = typer.Option(
+        "auto", help="auto (sinusoidal from scratch, the checkpoint's own with --init), sinusoidal (overwrite) or normal (BERT's N(0, 0.02))"
+    ),
 ) -> None:
     """Masked-LM pretraining (char / wwm / ernie / ngram masking); rerun to resume."""
     from .errors import DataFormatError
@@ -104,7 +107,7 @@ def pretrain(
         init=str(init) if init else None, max_length=max_length, batch_size=batch_size, grad_accum=grad_accum,
         learning_rate=learning_rate, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
         seed=seed, num_proc=num_proc, max_docs=max_docs, doc_format=doc_format,
-        user_dict=str(user_dict) if user_dict else None, nsp=nsp,
+        user_dict=str(user_dict) if user_dict else None, nsp=nsp, position_init=position_init,
     )
     try:
         final = run(cfg)

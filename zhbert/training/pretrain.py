@@ -21,6 +21,7 @@ from ..masking import MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, load_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
+from .positions import init_positions_sinusoidal
 from .pretrain_data import MaskingCollator, pack, pair_segments, prepare
 from .sizes import bert_config
 
@@ -53,6 +54,9 @@ class PretrainConfig:
     mask_rate: float = 0.15
     dataloader_workers: int = 0
     nsp: bool = False  # add next-sentence prediction (BertForPreTraining)
+    # position embeddings: auto = sinusoidal from scratch, the checkpoint's own with init;
+    # sinusoidal = overwrite (also with init); normal = BERT's N(0, 0.02) from scratch (see positions.py)
+    position_init: str = "auto"
 
 
 class _EpochSetter(TrainerCallback):
@@ -139,6 +143,12 @@ def pretrain(cfg: PretrainConfig) -> Path:
         tokenizer = build_tokenizer()
         torch.manual_seed(cfg.seed)
         model = (SparseBertForPreTraining if cfg.nsp else SparseBertForMaskedLM)(bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length)))
+    if cfg.position_init not in ("auto", "sinusoidal", "normal"):
+        raise ValueError(f"unknown position_init {cfg.position_init!r}; choose auto, sinusoidal or normal")
+    if cfg.position_init == "normal" and cfg.init:
+        raise ValueError("position_init='normal' re-draws nothing for a checkpoint; use auto to keep its positions")
+    if cfg.position_init == "sinusoidal" or (cfg.position_init == "auto" and not cfg.init):
+        init_positions_sinusoidal(model)  # a resumed run then loads its checkpoint's trained values over this
     if len(tokenizer) > model.config.vocab_size:
         raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model only {model.config.vocab_size}")
 
