@@ -36,7 +36,7 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
     out = tmp_path / "modes"
     argv = ["study", "modes", "--output", str(out), "--encoder", str(tiny_encoder), "--task", "ner", "--task", "matching",
             "--seed", "1", "--seed", "2", "--representation", "cls", "--representation", "last", "--representation", "scalar-mix",
-            "--preset", "tiny"]
+            "--preset", "tiny", "--finetune-learning-rate", "3e-4"]
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
     report = json.loads((out / "modes.json").read_text(encoding="utf-8"))
@@ -50,6 +50,8 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
         run = json.loads((out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "metrics.json").read_text())
         assert run["arguments"]["mode"] == r["mode"] and run["arguments"]["representation"] == r["representation"]
         assert run["arguments"]["seed"] == 2 and run["score"] == r["scores"][1]
+        # the fine-tuning LR reaches fine-tuned runs only; feature-based heads keep their own default
+        assert run["arguments"]["learning_rate"] == (3e-4 if r["mode"] == "finetune" else None)
         assert not (out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "model").exists()
     table = (out / "modes.md").read_text(encoding="utf-8")
     assert "Weighted Sum Last Four Hidden" in table and "claim from the literature" in table

@@ -277,6 +277,8 @@ def study_modes(
     max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
     epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+    finetune_learning_rate: Optional[float] = typer.Option(None, help="encoder LR of fine-tuned runs (recipe default 5e-5); "
+                                                                      "feature-based runs keep their 1e-3 head LR"),
 ) -> None:
     """Fine-tune vs feature-based x every representation, several seeds; BERT Table 7 on Chinese."""
     from .fusion import REPRESENTATIONS
@@ -288,7 +290,8 @@ def study_modes(
     start = time.perf_counter()
     try:
         rows = run_modes(encoder, output, tasks, seeds, representations=representations or REPRESENTATIONS, bert_table=bert_table,
-                         recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset))
+                         recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
+                         finetune_learning_rate=finetune_learning_rate)
     except RuntimeError as e:
         _fail(str(e))
     meta = {"encoder": encoder, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}

@@ -116,9 +116,13 @@ class ModeRow:
 
 
 def run_modes(encoder: str, output: str | Path, tasks=tuple(STUDY_TASKS), seeds=(1, 2, 3), modes=MODES,
-              representations=REPRESENTATIONS, bert_table: bool = True, recipe_args: dict | None = None) -> list[ModeRow]:
+              representations=REPRESENTATIONS, bert_table: bool = True, recipe_args: dict | None = None,
+              finetune_learning_rate: float | None = None) -> list[ModeRow]:
     """Every mode x representation per task, ``len(seeds)`` runs each; plus the extra
-    feature-based NER rows of the BERT paper's table when ``bert_table`` and NER is studied."""
+    feature-based NER rows of the BERT paper's table when ``bert_table`` and NER is studied.
+    ``finetune_learning_rate`` sets the encoder LR of fine-tuned runs only: one shared
+    ``learning_rate`` would also become the head LR of the feature-based runs, whose
+    recipe default (1e-3) suits a head trained alone."""
     out = Path(output)
     plan: list[tuple[str, str, str]] = [(t, m, r) for t in tasks for m, r in mode_grid(t, modes, representations)]
     if bert_table and "ner" in tasks:
@@ -126,9 +130,10 @@ def run_modes(encoder: str, output: str | Path, tasks=tuple(STUDY_TASKS), seeds=
     rows = []
     for task, mode, rep in plan:
         scores, record = [], None
+        lr = finetune_learning_rate if mode == "finetune" else None
         for seed in seeds:
             record = run_recipe(task, out / task / f"{mode}-{rep}-seed{seed}", encoder=encoder, mode=mode,
-                                representation=rep, seed=seed, no_save_model=True, **(recipe_args or {}))
+                                representation=rep, seed=seed, no_save_model=True, learning_rate=lr, **(recipe_args or {}))
             scores.append(float(record["score"]))
         s = _summary(scores)
         rows.append(ModeRow(task, record["dataset"], mode, rep, record["headline"], s["scores"], s["mean"], s["std"], record["scored_on"]))
