@@ -14,7 +14,7 @@ BUNDLED_DIR = Path(__file__).parent / "pretrained"
 # short name -> (folder, how to make it)
 _FT = "--encoder base --max_train_samples 8000 --epochs 2 --learning_rate 2e-4"
 BUNDLED = {
-    "base": ("base", "runs/pretrain_default.sh as recorded in bench/RESULTS.md, then: zhbert export runs/default-mini-wwm/final zhbert/pretrained/base"),
+    "base": ("base", "bash bench/default_model.sh (three pretraining stages, ending with: zhbert export runs/default-mini-char3/final zhbert/pretrained/base)"),
     "cws": ("cws", f"python recipes/cws.py --dataset pku {_FT} --output_dir runs/rec/cws-pku; zhbert export runs/rec/cws-pku/model zhbert/pretrained/cws"),
     "tagging": ("tagging", f"python recipes/weibo_tagging.py --dataset usual {_FT} --output_dir runs/rec/tagging-usual; "
                            "zhbert export runs/rec/tagging-usual/model zhbert/pretrained/tagging"),

@@ -103,31 +103,45 @@ def load_init_model(init: str, nsp: bool = False):
     return model, info
 
 
-def _plot_loss(log_path: Path, png: Path) -> None:
+def read_loss_log(log_path: Path) -> list[dict]:
+    """Rows of ``loss_log.jsonl`` by step; after a resume the steps since the last
+    checkpoint are logged again, and the latest row for a step wins."""
+    by_step = {}
+    for line in Path(log_path).read_text().splitlines():
+        if line.strip():
+            row = json.loads(line)
+            by_step[row["step"]] = row
+    return [by_step[k] for k in sorted(by_step)]
+
+
+def plot_loss(stages: list[tuple[Path, str, int | None]], png: Path, title: str = "zhbert pretraining") -> None:
+    """One curve per stage (loss log, label, last step kept), each continuing the
+    step count where the previous stage's kept steps ended."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    # after a resume the steps since the last checkpoint are logged again: keep the latest
-    by_step = {}
-    for line in log_path.read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            by_step[row["step"]] = row
-    rows = [by_step[k] for k in sorted(by_step)]
-    if not rows:
-        return
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot([r["step"] for r in rows], [r["loss"] for r in rows], label="training loss (MLM)")
+    offset = 0
+    for log_path, label, upto in stages:
+        rows = [r for r in read_loss_log(log_path) if upto is None or r["step"] <= upto]
+        if not rows:
+            continue
+        ax.plot([offset + r["step"] for r in rows], [r["loss"] for r in rows], label=label)
+        offset += upto if upto is not None else rows[-1]["step"]
     ax.set_xlabel("optimizer step")
     ax.set_ylabel("cross-entropy (nats)")
-    ax.set_title("zhbert pretraining")
+    ax.set_title(title)
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(png, dpi=120)
     plt.close(fig)
+
+
+def _plot_loss(log_path: Path, png: Path) -> None:
+    plot_loss([(log_path, "training loss (MLM)", None)], png)
 
 
 def pretrain(cfg: PretrainConfig) -> Path:

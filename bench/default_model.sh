@@ -1,0 +1,37 @@
+#!/bin/bash
+# How the bundled default encoder (zhbert/pretrained/base) was made, stage by stage, exactly as run on
+# the 2-core CPU machine (2026-11-21/22; bench/RESULTS.md has the losses and timings). Each stage is a
+# plain `zhbert pretrain` continued with --init; rerunning a stage resumes it from its last complete
+# checkpoint. Two stages were cut short or extended while running; the lines below replay that.
+set -euo pipefail
+export TOKENIZERS_PARALLELISM=false OMP_NUM_THREADS=2
+COMMON="--corpus runs/corpus --max-length 128 --batch-size 64 --learning-rate 5e-4 --logging-steps 25 --num-proc 2"
+[ -d runs/corpus ] || python corpora/build_corpus.py --output runs/corpus
+
+stop_after() {  # run a pretraining command in the background, stop it once checkpoint $2 is complete
+  "${@:3}" & local pid=$!
+  until [ -f "$1/checkpoint-$2/zhbert_complete.json" ]; do sleep 5; kill -0 $pid 2>/dev/null || break; done
+  kill $pid 2>/dev/null || true; wait $pid 2>/dev/null || true
+}
+
+# stage 1: wwm from scratch with BERT's N(0, 0.02) position embeddings (the default then). Planned 8,000
+# steps, cut to 3,000 at step 1,000 (the resume rebuilt the linear schedule). Ended on the bag-of-words
+# plateau: loss 5.66, near-uniform attention, fill-mask at the unigram level.
+stop_after runs/default-mini-wwm 1000 zhbert pretrain $COMMON --masking wwm --size mini --position-init normal \
+  --seed 42 --save-steps 250 --max-steps 8000 --output runs/default-mini-wwm
+zhbert pretrain $COMMON --masking wwm --size mini --position-init normal --seed 42 --save-steps 250 --max-steps 3000 \
+  --output runs/default-mini-wwm
+
+# stage 2: char masking with the position embeddings overwritten by sinusoids (zhbert/training/positions.py),
+# planned 800 steps; stopped once neighbour attention had begun to form, and continued from its step 400.
+stop_after runs/default-mini-char2 400 zhbert pretrain $COMMON --masking char --init runs/default-mini-wwm/final \
+  --position-init sinusoidal --seed 42 --save-steps 200 --max-steps 800 --output runs/default-mini-char2
+
+# stage 3: char masking from stage 2's step 400 with a fresh schedule and data order; planned 1,000 steps,
+# extended to 1,400 at step 600.
+stop_after runs/default-mini-char3 600 zhbert pretrain $COMMON --masking char --init runs/default-mini-char2/checkpoint-400 \
+  --seed 43 --save-steps 200 --max-steps 1000 --output runs/default-mini-char3
+zhbert pretrain $COMMON --masking char --init runs/default-mini-char2/checkpoint-400 \
+  --seed 43 --save-steps 200 --max-steps 1400 --output runs/default-mini-char3
+
+zhbert export runs/default-mini-char3/final zhbert/pretrained/base   # fp16 safetensors
