@@ -64,3 +64,20 @@ def test_probe_cli_writes_table_and_plots(tiny_encoder, tmp_path):
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
     bad = CliRunner().invoke(app, ["probe", str(tmp_path), "--output", str(out)])
     assert bad.exit_code == 1 and "config.json" in bad.output
+
+
+def test_remove_position_means_centres_each_position(pd_sentences):
+    from zhbert.probing import remove_position_means, token_positions
+    from zhbert.tokenizer import build_tokenizer
+
+    examples = [{"text": t} for t in pd_sentences[:20]]
+    positions = token_positions(build_tokenizer(), examples, max_len=32)
+    assert positions.tolist()[:3] == [0, 1, 2] and int(positions.max()) == 29  # capped at max_len - 2
+    torch.manual_seed(0)
+    x = torch.randn(len(positions), 8) + positions[:, None].float()  # a strong position code
+    y = remove_position_means(x, positions)
+    for p in positions.unique():
+        rows = y[positions == p]
+        assert rows.mean(0).abs().max() < 1e-4
+        if len(rows) > 1:  # what remains is the within-position spread, untouched
+            assert torch.allclose(rows - rows.mean(0), x[positions == p] - x[positions == p].mean(0), atol=1e-5)

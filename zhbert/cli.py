@@ -227,6 +227,8 @@ def probe(
     pairs: int = typer.Option(2000, help="LCQMC pairs (half from dev to train, half from test to score)"),
     compare_random: bool = typer.Option(True, help="also probe a randomly initialised twin of the same size"),
     pca_layer: Optional[int] = typer.Option(None, help="also plot a 2-D PCA of this layer's vectors by POS"),
+    pca_remove_position: bool = typer.Option(True, help="subtract each token position's mean vector before the PCA "
+                                                        "(else the position code dominates the plot)"),
     steps: int = typer.Option(200, help="L-BFGS iterations per probe"),
 ) -> None:
     """Layer-wise linear probes (POS, entities, word boundaries, pairs) with a plot per layer."""
@@ -252,7 +254,7 @@ def probe(
         results += probe_model(random_twin(encoder), tokenizer, "random init", tasks, sentences, pairs, steps=steps)
     files = write_report(results, output, title=f"Linear probes per layer: {name}")
     if pca_layer is not None:
-        files["pca"] = pca_plot(encoder, tokenizer, output, pca_layer)
+        files["pca"] = pca_plot(encoder, tokenizer, output, pca_layer, remove_position=pca_remove_position)
     typer.echo((output / "probe.md").read_text(encoding="utf-8"))
     typer.echo(json.dumps({k: str(v) for k, v in files.items()}))
 
