@@ -1,9 +1,12 @@
 """Fill-mask evaluation bookkeeping on real People's Daily sentences."""
+import bisect
+import itertools
 from collections import Counter
 
 import pytest
 import torch
 
+from zhbert.tokenizer import encode
 from zhbert.training.mlm_eval import blank_positions, evaluate_mlm, evaluate_unigram
 
 
@@ -35,3 +38,26 @@ def test_unigram_baseline_by_hand(tokenizer):
     blanks = [ids[k] for ids, b in blank_positions(tokenizer, texts, rate=0.5, seed=0) for k in b]
     de = tokenizer.convert_tokens_to_ids("的")
     assert s.accuracy == pytest.approx(sum(t == de for t in blanks) / len(blanks))
+
+
+def test_whole_word_blanks_cover_whole_gold_words(tokenizer):
+    from zhbert.data.splits import peoples_daily_heldout_words
+
+    rows = peoples_daily_heldout_words()[:400]
+    texts, words = [t for t, _ in rows], [w for _, w in rows]
+    blanks = blank_positions(tokenizer, texts, seed=3, words=words)
+    n_words = n_chosen = 0
+    for (ids, b), w, enc in zip(blanks, words, encode(tokenizer, texts)):
+        ends = list(itertools.accumulate(map(len, w)))
+        owner = [bisect.bisect_right(ends, start) for start, _ in enc.offsets]  # word holding each token
+        tokens_of = {}
+        for k, o in enumerate(owner):
+            tokens_of.setdefault(o, set()).add(k)
+        for o, toks in tokens_of.items():
+            assert toks <= set(b) or not toks & set(b), (w[o], w)  # never part of a word
+            n_chosen += toks <= set(b)
+        n_words += len(tokens_of)
+    assert 0.13 < n_chosen / n_words < 0.17
+    assert blanks != blank_positions(tokenizer, texts, seed=3)  # differs from char blanks
+    with pytest.raises(ValueError, match="text 0: its words do not spell it"):
+        blank_positions(tokenizer, ["迈向新世纪"], words=[["迈向", "世纪"]])

@@ -71,13 +71,18 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
     out = tmp_path / "masking"
     res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--masking", "char",
                                    "--masking", "wwm", "--nsp", "no", "--size", "tiny", "--steps", "4", "--batch-size", "4",
-                                   "--max-length", "64", "--task", "ner", "--task", "matching", "--preset", "tiny"])
+                                   "--max-length", "64", "--task", "ner", "--task", "matching", "--preset", "tiny",
+                                   "--fill-mask-sentences", "40"])
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "masking.json").read_text(encoding="utf-8"))["rows"]
     assert [(r["masking"], r["nsp"]) for r in rows] == [("char", False), ("wwm", False)]
     for r in rows:
         assert r["tokens"] == 4 * 4 * 64 and r["pretrain_seconds"] > 0 and r["final_loss"] > 0
         assert set(r["scores"]) == {"ner", "matching"}
+        # whole-word blanks cover more characters than 40 sentences' worth of single blanks would miss
+        assert r["fill_mask"]["word"]["blanks"] > 0 and r["fill_mask"]["char"]["blanks"] > 0
+        assert all(0 <= r["fill_mask"][u]["accuracy"] <= 1 for u in ("char", "word"))
         run = json.loads((out / "finetune" / r["masking"] / "ner-seed1" / "metrics.json").read_text())
         assert run["arguments"]["encoder"].endswith(f"pretrain/{r['masking']}/final")
-    assert (out / "masking.md").read_text(encoding="utf-8").count("\n") == 4
+    table = (out / "masking.md").read_text(encoding="utf-8")
+    assert table.count("\n") == 4 and "| fill-mask char acc | whole-word acc |" in table

@@ -314,6 +314,7 @@ def study_masking(
     max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
     epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full"),
+    fill_mask_sentences: int = typer.Option(2000, help="held-out People's Daily sentences for char and whole-word fill-mask (0: skip)"),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
     from .studies import run_masking, write_masking_report
@@ -324,7 +325,8 @@ def study_masking(
     try:
         rows = run_masking([str(c) for c in corpus], output, maskings, tuple(v == "yes" for v in nsp), size, steps, batch_size,
                            max_length, max_docs, tasks, seeds,
-                           recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset))
+                           recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
+                           fill_mask_sentences=fill_mask_sentences)
     except (RuntimeError, ValueError, FileNotFoundError) as e:
         _fail(str(e))
     meta = {"size": size, "steps": steps, "batch_size": batch_size, "max_length": max_length,

@@ -251,12 +251,35 @@ class MaskingRow:
     pretrain_seconds: float
     final_loss: float | None
     scores: dict = field(default_factory=dict)  # task -> {"metric", "mean", "std", "scores"}
+    fill_mask: dict = field(default_factory=dict)  # "char" / "word" -> MaskedLMScore.to_dict()
+
+
+def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
+    """Char-level and whole-word fill-mask on the first held-out People's Daily sentences.
+
+    Char blanks reward guessing a character from the rest of its word, which
+    char masking trains; whole-word blanks (gold words) reward what wwm/ernie
+    train; a masking comparison needs both.
+    """
+    from transformers import AutoModelForMaskedLM
+
+    from .data.splits import peoples_daily_heldout_words
+    from .tokenizer import load_tokenizer
+    from .training.mlm_eval import evaluate_mlm
+
+    rows = peoples_daily_heldout_words()[:sentences]
+    texts, words = [t for t, _ in rows], [w for _, w in rows]
+    model = AutoModelForMaskedLM.from_pretrained(str(model_dir))
+    tok = load_tokenizer(model_dir)
+    return {"char": evaluate_mlm(model, tok, texts).to_dict(), "word": evaluate_mlm(model, tok, texts, words=words).to_dict()}
 
 
 def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", "ernie", "ngram"), nsp_variants=(False, True),
                 size: str = "tiny", steps: int = 2000, batch_size: int = 32, max_length: int = 128, max_docs: int | None = None,
-                tasks=tuple(STUDY_TASKS), seeds=(1,), recipe_args: dict | None = None, num_proc: int = 2) -> list[MaskingRow]:
-    """Same size, steps, batch, data and seed for every strategy; then the same recipes on each."""
+                tasks=tuple(STUDY_TASKS), seeds=(1,), recipe_args: dict | None = None, num_proc: int = 2,
+                fill_mask_sentences: int = 2000) -> list[MaskingRow]:
+    """Same size, steps, batch, data and seed for every strategy; then held-out fill-mask
+    (``fill_mask_sentences`` People's Daily sentences, 0 to skip) and the same recipes on each."""
     from .training.pretrain import PretrainConfig, pretrain
 
     out = Path(output)
@@ -276,6 +299,11 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
             losses = [e["loss"] for e in log if "loss" in e]
             row = MaskingRow(masking, nsp, steps, steps * batch_size * max_length, json.loads(timing.read_text())["seconds"],
                              losses[-1] if losses else None)
+            if fill_mask_sentences:
+                cached = folder / "study_fill_mask.json"
+                if not cached.is_file() or json.loads(cached.read_text()).get("sentences") != fill_mask_sentences:
+                    cached.write_text(json.dumps({"sentences": fill_mask_sentences, **held_out_fill_mask(final, fill_mask_sentences)}))
+                row.fill_mask = {k: v for k, v in json.loads(cached.read_text()).items() if k != "sentences"}
             for task in tasks:
                 scores, record = [], None
                 for seed in seeds:
@@ -293,13 +321,16 @@ def write_masking_report(rows: list[MaskingRow], output: str | Path, meta: dict 
     (out / "masking.json").write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1),
                                       encoding="utf-8")
     tasks = list(rows[0].scores) if rows else []
-    head = "| masking | NSP | steps | tokens | pretrain wall time | final MLM loss | " + " | ".join(
+    fill = bool(rows and rows[0].fill_mask)
+    head = "| masking | NSP | steps | tokens | pretrain wall time | final MLM loss | " + (
+        "fill-mask char acc | whole-word acc | " if fill else "") + " | ".join(
         f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in tasks) + " |"
-    lines = [head, "|---|---|---|---|---|---|" + "---|" * len(tasks)]
+    lines = [head, "|---|---|---|---|---|---|" + "---|" * (len(tasks) + 2 * fill)]
     for r in rows:
         cells = " | ".join(f"{100 * r.scores[t]['mean']:.2f}" + (f" ± {100 * r.scores[t]['std']:.2f}" if len(r.scores[t]["scores"]) > 1 else "")
                            for t in tasks)
         loss = f"{r.final_loss:.3f}" if r.final_loss is not None else "–"
-        lines.append(f"| {r.masking} | {'yes' if r.nsp else 'no'} | {r.steps} | {r.tokens:,} | {r.pretrain_seconds / 60:.1f} min | {loss} | {cells} |")
+        fm = f"{100 * r.fill_mask['char']['accuracy']:.2f} | {100 * r.fill_mask['word']['accuracy']:.2f} | " if fill else ""
+        lines.append(f"| {r.masking} | {'yes' if r.nsp else 'no'} | {r.steps} | {r.tokens:,} | {r.pretrain_seconds / 60:.1f} min | {loss} | {fm}{cells} |")
     (out / "masking.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {"json": out / "masking.json", "table": out / "masking.md"}

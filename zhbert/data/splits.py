@@ -140,10 +140,15 @@ def iter_split_texts(kind: str) -> Iterator[tuple[str, str]]:
 
 def peoples_daily_heldout() -> list[str]:
     """People's Daily 1998-01 sentences kept out of pretraining (fill-mask evaluation)."""
+    return [text for text, _ in peoples_daily_heldout_words()]
+
+
+def peoples_daily_heldout_words() -> list[tuple[str, list[str]]]:
+    """The held-out sentences with their gold segmentation: ``(text, words)``."""
     from .peoples_daily import read_peoples_daily
 
     pd = read_peoples_daily()
-    return [t for i, t in enumerate(pd["text"]) if i % PD_HELDOUT_EVERY == 0 and len(t) >= 8]
+    return [(t, w) for i, (t, w) in enumerate(zip(pd["text"], pd["words"])) if i % PD_HELDOUT_EVERY == 0 and len(t) >= 8]
 
 
 def peoples_daily_documents(exclude: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str, int]]:

@@ -2,7 +2,11 @@
 
 Each held-out sentence gets 15% of its tokens (at least one) replaced by
 ``[MASK]``, positions drawn from a seeded generator, so every model and the
-baseline are scored on exactly the same blanks. The model sees one sentence per
+baseline are scored on exactly the same blanks. Given each sentence's words
+(gold segmentation), 15% of the *words* are blanked instead, every character of
+a chosen word at once: the whole-word test, which a model cannot pass by copying
+the rest of a half-masked word (char-level blanks favour char-masked models,
+whole-word blanks favour word-masked ones; a masking study reports both). The model sees one sentence per
 row (``[CLS] s [SEP]``, sentences longer than the window are windowed).
 
 Baseline: the unigram model that predicts each blank from character
@@ -18,6 +22,7 @@ from dataclasses import dataclass
 
 import torch
 
+from ..masking.units import token_units
 from ..tokenizer import encode
 from ..windows import windows
 
@@ -34,27 +39,53 @@ class MaskedLMScore:
         return {"blanks": self.blanks, "accuracy": self.accuracy, "perplexity": self.perplexity}
 
 
-def blank_positions(tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0) -> list[tuple[list[int], list[int]]]:
-    """``(token ids, masked positions)`` per text; ``[UNK]`` tokens are never blanks."""
+def _word_spans(text: str, words: list[str], index: int) -> list[tuple[int, int]]:
+    if "".join(words) != text:
+        raise ValueError(f"text {index}: its words do not spell it ({text[:30]!r} vs {''.join(words)[:30]!r})")
+    spans, start = [], 0
+    for w in words:
+        spans.append((start, start + len(w)))
+        start += len(w)
+    return spans
+
+
+def blank_positions(tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0,
+                    words: list[list[str]] | None = None) -> list[tuple[list[int], list[int]]]:
+    """``(token ids, masked positions)`` per text; ``[UNK]`` tokens are never blanks.
+
+    Without ``words`` each token is a unit; with ``words`` (one list per text) each
+    word is, and all tokens of a chosen word are blanked together.
+    """
+    if words is not None and len(words) != len(texts):
+        raise ValueError(f"{len(texts)} texts but {len(words)} word lists")
     g = torch.Generator().manual_seed(seed)
     out = []
-    for enc in encode(tokenizer, texts):
+    for i, enc in enumerate(encode(tokenizer, texts)):
         ids = list(enc.ids)
-        candidates = [k for k, t in enumerate(ids) if t != tokenizer.unk_token_id]
-        if not candidates:
+        keep = [k for k, t in enumerate(ids) if t != tokenizer.unk_token_id]
+        if words is None:
+            units = [[k] for k in keep]
+        else:
+            owner = token_units(list(enc.offsets), _word_spans(texts[i], words[i], i))
+            grouped: dict[int, list[int]] = {}
+            for k in keep:
+                grouped.setdefault(owner[k], []).append(k)
+            units = list(grouped.values())
+        if not units:
             continue
-        n = max(1, round(rate * len(candidates)))
-        pick = torch.randperm(len(candidates), generator=g)[:n].tolist()
-        out.append((ids, sorted(candidates[p] for p in pick)))
+        n = max(1, round(rate * len(units)))
+        pick = torch.randperm(len(units), generator=g)[:n].tolist()
+        out.append((ids, sorted(k for p in pick for k in units[p])))
     return out
 
 
 @torch.no_grad()
-def evaluate_mlm(model, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, batch_size: int = 32, max_length: int = 128) -> MaskedLMScore:
+def evaluate_mlm(model, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, batch_size: int = 32, max_length: int = 128,
+                 words: list[list[str]] | None = None) -> MaskedLMScore:
     model.eval()
     rows = []  # (input ids with [MASK], {row position: original id})
     body = max_length - 2
-    for ids, blanks in blank_positions(tokenizer, texts, rate, seed):
+    for ids, blanks in blank_positions(tokenizer, texts, rate, seed, words):
         masked = list(ids)
         for k in blanks:
             masked[k] = tokenizer.mask_token_id
@@ -96,12 +127,13 @@ def unigram_counts(tokenizer, texts, batch_size: int = 2000) -> Counter:
     return counts
 
 
-def evaluate_unigram(counts: Counter, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0) -> MaskedLMScore:
+def evaluate_unigram(counts: Counter, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0,
+                     words: list[list[str]] | None = None) -> MaskedLMScore:
     vocab = len(tokenizer)
     total_count = sum(counts.values()) + vocab  # add-one smoothing
     top = counts.most_common(1)[0][0]
     correct, nll, n = 0, 0.0, 0
-    for ids, blanks in blank_positions(tokenizer, texts, rate, seed):
+    for ids, blanks in blank_positions(tokenizer, texts, rate, seed, words):
         for k in blanks:
             nll -= math.log((counts.get(ids[k], 0) + 1) / total_count)
             correct += ids[k] == top
