@@ -72,7 +72,7 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
     res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--masking", "char",
                                    "--masking", "wwm", "--nsp", "no", "--size", "tiny", "--steps", "4", "--batch-size", "4",
                                    "--max-length", "64", "--task", "ner", "--task", "matching", "--preset", "tiny",
-                                   "--fill-mask-sentences", "40"])
+                                   "--fill-mask-sentences", "40", "--learning-rate", "1e-4", "--pretrain-learning-rate", "1e-3"])
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "masking.json").read_text(encoding="utf-8"))["rows"]
     assert [(r["masking"], r["nsp"]) for r in rows] == [("char", False), ("wwm", False)]
@@ -84,5 +84,8 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
         assert all(0 <= r["fill_mask"][u]["accuracy"] <= 1 for u in ("char", "word"))
         run = json.loads((out / "finetune" / r["masking"] / "ner-seed1" / "metrics.json").read_text())
         assert run["arguments"]["encoder"].endswith(f"pretrain/{r['masking']}/final")
+        assert run["arguments"]["learning_rate"] == 1e-4
+        pretrained = json.loads((out / "pretrain" / r["masking"] / "final" / "zhbert_pretrain.json").read_text())
+        assert pretrained["learning_rate"] == 1e-3
     table = (out / "masking.md").read_text(encoding="utf-8")
     assert table.count("\n") == 4 and "| fill-mask char acc | whole-word acc |" in table

@@ -315,6 +315,8 @@ def study_masking(
     epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full"),
     fill_mask_sentences: int = typer.Option(2000, help="held-out People's Daily sentences for char and whole-word fill-mask (0: skip)"),
+    pretrain_learning_rate: float = typer.Option(5e-4, help="peak learning rate of every pretraining run"),
+    learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every fine-tuning run (recipe default if unset)"),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
     from .studies import run_masking, write_masking_report
@@ -325,11 +327,12 @@ def study_masking(
     try:
         rows = run_masking([str(c) for c in corpus], output, maskings, tuple(v == "yes" for v in nsp), size, steps, batch_size,
                            max_length, max_docs, tasks, seeds,
-                           recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
-                           fill_mask_sentences=fill_mask_sentences)
+                           recipe_args={**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
+                                        "learning_rate": learning_rate},
+                           fill_mask_sentences=fill_mask_sentences, learning_rate=pretrain_learning_rate)
     except (RuntimeError, ValueError, FileNotFoundError) as e:
         _fail(str(e))
-    meta = {"size": size, "steps": steps, "batch_size": batch_size, "max_length": max_length,
+    meta = {"size": size, "steps": steps, "batch_size": batch_size, "max_length": max_length, "pretrain_learning_rate": pretrain_learning_rate,
             "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
     files = write_masking_report(rows, output, meta)
     typer.echo(files["table"].read_text(encoding="utf-8"))

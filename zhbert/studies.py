@@ -277,7 +277,7 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
 def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", "ernie", "ngram"), nsp_variants=(False, True),
                 size: str = "tiny", steps: int = 2000, batch_size: int = 32, max_length: int = 128, max_docs: int | None = None,
                 tasks=tuple(STUDY_TASKS), seeds=(1,), recipe_args: dict | None = None, num_proc: int = 2,
-                fill_mask_sentences: int = 2000) -> list[MaskingRow]:
+                fill_mask_sentences: int = 2000, learning_rate: float = 5e-4) -> list[MaskingRow]:
     """Same size, steps, batch, data and seed for every strategy; then held-out fill-mask
     (``fill_mask_sentences`` People's Daily sentences, 0 to skip) and the same recipes on each."""
     from .training.pretrain import PretrainConfig, pretrain
@@ -291,7 +291,7 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
             timing = folder / "study_timing.json"
             start = time.perf_counter()
             final = pretrain(PretrainConfig(corpus=list(corpus), output=str(folder), masking=masking, nsp=nsp, size=size,
-                                            max_steps=steps, batch_size=batch_size, max_length=max_length, max_docs=max_docs,
+                                            max_steps=steps, batch_size=batch_size, max_length=max_length, max_docs=max_docs, learning_rate=learning_rate,
                                             save_steps=max(50, steps // 4), logging_steps=max(1, steps // 20), num_proc=num_proc, seed=42))
             if not timing.is_file():  # the first completion's wall time (a resumed run adds its earlier part)
                 timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
