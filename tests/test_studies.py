@@ -89,3 +89,4 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
         assert pretrained["learning_rate"] == 1e-3
     table = (out / "masking.md").read_text(encoding="utf-8")
     assert table.count("\n") == 4 and "| fill-mask char acc | whole-word acc |" in table
+    assert (out / "masking.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -333,4 +333,34 @@ def write_masking_report(rows: list[MaskingRow], output: str | Path, meta: dict 
         fm = f"{100 * r.fill_mask['char']['accuracy']:.2f} | {100 * r.fill_mask['word']['accuracy']:.2f} | " if fill else ""
         lines.append(f"| {r.masking} | {'yes' if r.nsp else 'no'} | {r.steps} | {r.tokens:,} | {r.pretrain_seconds / 60:.1f} min | {loss} | {fm}{cells} |")
     (out / "masking.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return {"json": out / "masking.json", "table": out / "masking.md"}
+    files = {"json": out / "masking.json", "table": out / "masking.md"}
+    logs = [(r, out / "pretrain" / (r.masking + ("+nsp" if r.nsp else "")) / "loss_log.jsonl") for r in rows]
+    if any(log.is_file() for _, log in logs):
+        files["plot"] = _plot_masking_losses(logs, out / "masking.png")
+    return files
+
+
+def _plot_masking_losses(logs, png: Path) -> Path:
+    """Training-loss curves of the pretraining runs, overlaid. The losses are not a
+    ranking: wwm/ernie/ngram targets are whole words (harder than single characters)
+    and NSP runs add the next-sentence loss; fill-mask and the recipes are the ranking."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .training.pretrain import read_loss_log
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for r, log in logs:
+        points = [(e["step"], e["loss"]) for e in read_loss_log(log) if "loss" in e] if log.is_file() else []
+        if points:
+            ax.plot(*zip(*points), label=r.masking + (" + NSP" if r.nsp else ""), linestyle="--" if r.nsp else "-")
+    ax.set_xlabel("pretraining step")
+    ax.set_ylabel("training loss (MLM, + NSP where on)")
+    ax.set_title("masking study: pretraining loss (not comparable across maskings)", fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    return png
