@@ -59,13 +59,30 @@ def test_true_next_is_the_continuation_and_nothing_is_dropped(pairs, tokenizer):
     assert own_tokens == sum(len(ids) for ids in prepared["input_ids"])
 
 
+def test_ernie_units_survive_pairing(paragraphs, tokenizer):
+    # regression: pairing kept only word ids, so `--masking ernie --nsp` died with KeyError 'ernie_ids'
+    from zhbert.training.pretrain_data import pair_segments, prepare
+
+    prepared = prepare(Dataset.from_dict({"text": paragraphs[:120]}), tokenizer, "ernie", num_proc=1)
+    p = pair_segments(prepared, tokenizer, max_length=64, seed=3)
+    n_merged = 0
+    for ex in p:
+        words, ernie = ex["word_ids"], ex["ernie_ids"]
+        assert len(ernie) == len(ex["input_ids"])
+        assert all((w == -1) == (e == -1) for w, e in zip(words, ernie))
+        units = sorted(set(ernie) - {-1})
+        assert units == list(range(len(units)))  # renumbered per example, in order of appearance
+        n_merged += len(set(words) - {-1}) - len(set(ernie) - {-1})
+    assert n_merged > 0  # entities and phrases join several words
+
+
 def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
     from transformers import AutoModelForMaskedLM, BertForPreTraining
 
     corpus = tmp_path / "pd.txt"
     corpus.write_text("\n".join(paragraphs[:200]) + "\n", encoding="utf-8")
     out = tmp_path / "nsp"
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--nsp",
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--nsp", "--masking", "ernie",
            "--size", "tiny", "--max-steps", "4", "--save-steps", "4", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]
     r = subprocess.run(cmd, env={**os.environ}, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

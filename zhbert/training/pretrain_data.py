@@ -110,9 +110,14 @@ def _pack_batch(batch, max_length: int, cls_id: int, sep_id: int, unit_columns: 
     return out
 
 
+def _unit_columns(prepared: Dataset) -> tuple[str, ...]:
+    """The unit-id columns :func:`prepare` wrote (word ids always, ERNIE ids for ernie)."""
+    return tuple(c for c in ("word_ids", "ernie_ids") if c in prepared.column_names)
+
+
 def pack(prepared: Dataset, tokenizer, max_length: int = 128, num_proc: int | None = None) -> Dataset:
     """Blocks of ``max_length`` tokens across document boundaries, plus ``idx``."""
-    unit_columns = tuple(c for c in ("word_ids", "ernie_ids") if c in prepared.column_names)
+    unit_columns = _unit_columns(prepared)
     packed = prepared.map(
         _pack_batch,
         batched=True,
@@ -206,8 +211,9 @@ class MaskingCollator:
 SENTENCE_END_TOKENS = ("。", "！", "？", "!", "?", "；", ";")
 
 
-def _sentences(ids: list[int], units: list[int], ends: set[int], longest: int) -> list[tuple[list[int], list[int]]]:
-    """Cut a document after sentence-final tokens; pieces longer than ``longest`` are split."""
+def _sentences(ids: list[int], units: list[tuple[int, ...]], ends: set[int], longest: int) -> list[tuple[list[int], list[tuple[int, ...]]]]:
+    """Cut a document after sentence-final tokens; pieces longer than ``longest`` are split.
+    ``units`` holds each token's unit ids, one per unit column (word, ERNIE)."""
     out, start = [], 0
     for k, t in enumerate(ids):
         if t in ends or k == len(ids) - 1:
@@ -218,27 +224,34 @@ def _sentences(ids: list[int], units: list[int], ends: set[int], longest: int) -
     return out
 
 
-def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed):
+def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed, unit_columns):
     import random
 
     target = max_length - 3
     rng = random.Random(seed * 1_000_003 + indices[0])
-    docs = [_sentences(ids, w, ends, max(1, target // 2)) for ids, w in zip(batch["input_ids"], batch["word_ids"])]
-    out: dict[str, list] = {"input_ids": [], "token_type_ids": [], "word_ids": [], "next_sentence_label": []}
+    docs = [_sentences(ids, list(zip(*(batch[c][k] for c in unit_columns))), ends, max(1, target // 2))
+            for k, ids in enumerate(batch["input_ids"])]
+    out: dict[str, list] = {"input_ids": [], "token_type_ids": [], **{c: [] for c in unit_columns}, "next_sentence_label": []}
 
     def emit(a: list, b: list, label: int) -> None:
-        ids, units, types, relabel = [cls_id], [-1], [0], {}
+        ids, types = [cls_id], [0]
+        units: list[list[int]] = [[-1] for _ in unit_columns]
+        relabel: list[dict] = [{} for _ in unit_columns]  # (document, unit) -> unit id within this example
         for seg_type, segment in ((0, a), (1, b)):
             for doc_no, (piece_ids, piece_units) in segment:
                 ids.extend(piece_ids)
                 types.extend([seg_type] * len(piece_ids))
-                units.extend(relabel.setdefault((doc_no, u), len(relabel)) if u >= 0 else -1 for u in piece_units)
+                for u in piece_units:
+                    for c, uc in enumerate(u):
+                        units[c].append(relabel[c].setdefault((doc_no, uc), len(relabel[c])) if uc >= 0 else -1)
             ids.append(sep_id)
-            units.append(-1)
             types.append(seg_type)
+            for col in units:
+                col.append(-1)
         out["input_ids"].append(ids)
         out["token_type_ids"].append(types)
-        out["word_ids"].append(units)
+        for c, col in zip(unit_columns, units):
+            out[c].append(col)
         out["next_sentence_label"].append(label)
 
     for d, sents in enumerate(docs):
@@ -262,9 +275,11 @@ def _emit_chunk(chunk, target, d, docs, others, rng, emit, i):
     is_random = bool(others) and (rng.random() < 0.5 or (len(chunk) == 1 and len(chunk[0][0]) < 2))
     if len(chunk) == 1 and not is_random:
         # one sentence and a "next" draw: its second part is its true continuation,
-        # cut between words where possible (keeps the 50/50 balance on short docs)
+        # cut where every unit column changes (between words, outside ERNIE units) where possible
+        # (keeps the 50/50 balance on short docs)
         ids, units = chunk[0]
-        cuts = [k for k in range(1, len(ids)) if units[k] != units[k - 1]] or list(range(1, len(ids))) or [len(ids)]
+        cuts = ([k for k in range(1, len(ids)) if all(x != y for x, y in zip(units[k], units[k - 1]))]
+                or list(range(1, len(ids))) or [len(ids)])
         cut = rng.choice(cuts)
         emit([(d, (ids[:cut], units[:cut]))], [(d, (ids[cut:], units[cut:]))], 0)
         return i
@@ -295,6 +310,7 @@ def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int
     index, so the pairs are the same on every run and under any ``num_proc``.
     """
     ends = {tokenizer.convert_tokens_to_ids(t) for t in SENTENCE_END_TOKENS} - {tokenizer.unk_token_id}
+    unit_columns = _unit_columns(prepared)
     pairs = prepared.map(
         _nsp_batch,
         batched=True,
@@ -302,7 +318,8 @@ def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int
         with_indices=True,
         num_proc=num_proc if num_proc and num_proc > 1 else None,
         remove_columns=prepared.column_names,
-        fn_kwargs={"max_length": max_length, "cls_id": tokenizer.cls_token_id, "sep_id": tokenizer.sep_token_id, "ends": ends, "seed": seed},
+        fn_kwargs={"max_length": max_length, "cls_id": tokenizer.cls_token_id, "sep_id": tokenizer.sep_token_id, "ends": ends, "seed": seed,
+                   "unit_columns": unit_columns},
         desc="sentence pairs for NSP",
     )
     return pairs.add_column("idx", list(range(len(pairs))))
