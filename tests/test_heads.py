@@ -194,7 +194,9 @@ def test_sequence_and_pair_edge_cases(tiny_encoder, tokenizer):
     long_text = "中国人民" * 25_000
     probs = predict_scores(seq, tokenizer, EDGE_CASES + [long_text])
     assert probs.shape == (len(EDGE_CASES) + 1, 6) and torch.allclose(probs.sum(-1), torch.ones(len(EDGE_CASES) + 1), atol=1e-5)
-    assert torch.equal(predict_scores(seq, tokenizer, EDGE_CASES[4:6]), predict_scores(seq, tokenizer, EDGE_CASES)[4:6])
+    # batch composition (padding, batch size) must not change a text's scores; not bit-for-bit,
+    # since CPU kernels pick different reduction orders for different shapes (seen once in CI)
+    assert torch.allclose(predict_scores(seq, tokenizer, EDGE_CASES[4:6]), predict_scores(seq, tokenizer, EDGE_CASES)[4:6], atol=1e-6, rtol=0)
     cross = new_head(tiny_encoder, HeadConfig(**HEADS["pair-cross"], window=32)).eval()
     with pytest.raises(ValueError, match="exceeds the 32-token window"):
         predict_scores(cross, tokenizer, [("很长的问题" * 10, "另一个问题")])
