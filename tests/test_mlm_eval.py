@@ -61,3 +61,15 @@ def test_whole_word_blanks_cover_whole_gold_words(tokenizer):
     assert blanks != blank_positions(tokenizer, texts, seed=3)  # differs from char blanks
     with pytest.raises(ValueError, match="text 0: its words do not spell it"):
         blank_positions(tokenizer, ["迈向新世纪"], words=[["迈向", "世纪"]])
+
+
+def test_evaluate_mlm_windows_to_the_models_positions(pd_sentences, tokenizer, tiny_encoder):
+    """A checkpoint with 64 positions scores sentences longer than that (in 62-token windows)
+    instead of failing on the default 128-token window."""
+    from transformers import AutoModelForMaskedLM
+
+    model = AutoModelForMaskedLM.from_pretrained(tiny_encoder)
+    texts = ["".join(pd_sentences[:6])]
+    assert len(encode(tokenizer, texts)[0].ids) > 64
+    score = evaluate_mlm(model, tokenizer, texts)
+    assert score.blanks == len(next(iter(blank_positions(tokenizer, texts, 0.15, 0)))[1]) and 0 <= score.accuracy <= 1

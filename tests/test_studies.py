@@ -90,3 +90,44 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
     table = (out / "masking.md").read_text(encoding="utf-8")
     assert table.count("\n") == 4 and "| fill-mask char acc | whole-word acc |" in table
     assert (out / "masking.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_study_masking_continues_from_a_checkpoint(tmp_path, pd_sentences, tiny_encoder):
+    """--init: every masking continues from the same checkpoint, and the checkpoint itself is
+    scored as the row 'init' (no pretraining), so the table shows what each masking added."""
+    from typer.testing import CliRunner
+    from transformers import AutoConfig
+
+    from zhbert.cli import app
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join("".join(pd_sentences[i : i + 5]) for i in range(0, 300, 5)) + "\n", encoding="utf-8")
+    out = tmp_path / "masking"
+    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--init", str(tiny_encoder),
+                                   "--masking", "ernie", "--nsp", "no", "--steps", "3", "--batch-size", "4", "--max-length", "64",
+                                   "--task", "cws", "--preset", "tiny", "--fill-mask-sentences", "30"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "masking.json").read_text(encoding="utf-8"))
+    assert report["meta"]["init"] == str(tiny_encoder)
+    rows = report["rows"]
+    assert [(r["masking"], r["steps"]) for r in rows] == [("init", 0), ("ernie", 3)]
+    assert all(set(r["scores"]) == {"cws"} and r["fill_mask"]["word"]["blanks"] > 0 for r in rows)
+    # the continued model has the checkpoint's shape (not the --size default) and moved away from it
+    final = out / "pretrain" / "ernie" / "final"
+    assert AutoConfig.from_pretrained(final).hidden_size == 32
+    assert rows[0]["fill_mask"]["char"]["perplexity"] != rows[1]["fill_mask"]["char"]["perplexity"]
+    runs = [json.loads((out / "finetune" / n / "cws-seed1" / "metrics.json").read_text())["arguments"]["encoder"] for n in ("init", "ernie")]
+    assert runs == [str(tiny_encoder), str(final)]
+    assert "| init | no | 0 | 0 |" in (out / "masking.md").read_text(encoding="utf-8")
+
+
+def test_study_masking_names_a_missing_init(tmp_path):
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("人民日报社论。\n", encoding="utf-8")
+    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(tmp_path / "m"),
+                                   "--init", str(tmp_path / "nowhere"), "--task", "cws"])
+    assert res.exit_code != 0 and "nowhere" in res.output

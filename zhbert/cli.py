@@ -317,8 +317,11 @@ def study_masking(
     fill_mask_sentences: int = typer.Option(2000, help="held-out People's Daily sentences for char and whole-word fill-mask (0: skip)"),
     pretrain_learning_rate: float = typer.Option(5e-4, help="peak learning rate of every pretraining run"),
     learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every fine-tuning run (recipe default if unset)"),
+    init: Optional[str] = typer.Option(None, help="continue every run from this checkpoint folder or bundled model (e.g. base) "
+                                                  "instead of pretraining from scratch; adds its own row, 'init'"),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
+    from .errors import ModelLoadError
     from .studies import run_masking, write_masking_report
 
     if not set(nsp) <= {"no", "yes"}:
@@ -329,10 +332,10 @@ def study_masking(
                            max_length, max_docs, tasks, seeds,
                            recipe_args={**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
                                         "learning_rate": learning_rate},
-                           fill_mask_sentences=fill_mask_sentences, learning_rate=pretrain_learning_rate)
-    except (RuntimeError, ValueError, FileNotFoundError) as e:
+                           fill_mask_sentences=fill_mask_sentences, learning_rate=pretrain_learning_rate, init=init)
+    except (RuntimeError, ValueError, FileNotFoundError, ModelLoadError) as e:
         _fail(str(e))
-    meta = {"size": size, "steps": steps, "batch_size": batch_size, "max_length": max_length, "pretrain_learning_rate": pretrain_learning_rate,
+    meta = {"size": size if init is None else None, "init": init, "steps": steps, "batch_size": batch_size, "max_length": max_length, "pretrain_learning_rate": pretrain_learning_rate,
             "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
     files = write_masking_report(rows, output, meta)
     typer.echo(files["table"].read_text(encoding="utf-8"))

@@ -277,20 +277,50 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
 def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", "ernie", "ngram"), nsp_variants=(False, True),
                 size: str = "tiny", steps: int = 2000, batch_size: int = 32, max_length: int = 128, max_docs: int | None = None,
                 tasks=tuple(STUDY_TASKS), seeds=(1,), recipe_args: dict | None = None, num_proc: int = 2,
-                fill_mask_sentences: int = 2000, learning_rate: float = 5e-4) -> list[MaskingRow]:
+                fill_mask_sentences: int = 2000, learning_rate: float = 5e-4, init: str | None = None) -> list[MaskingRow]:
     """Same size, steps, batch, data and seed for every strategy; then held-out fill-mask
-    (``fill_mask_sentences`` People's Daily sentences, 0 to skip) and the same recipes on each."""
+    (``fill_mask_sentences`` People's Daily sentences, 0 to skip) and the same recipes on each.
+
+    With ``init`` (a checkpoint folder or a bundled model's name) every strategy continues
+    pretraining from that one model instead of starting from scratch (``size`` is then
+    unused): the question a practitioner with an existing encoder asks, and the only way to
+    compare maskings past the bag-of-characters plateau on a budget that stays on it from
+    scratch. The row ``init`` (steps 0) is that model itself, scored the same way."""
     from .training.pretrain import PretrainConfig, pretrain
 
     out = Path(output)
     rows = []
+
+    def score(row: MaskingRow, model_dir: str | Path, cache_dir: Path, name: str) -> MaskingRow:
+        if fill_mask_sentences:
+            cached = cache_dir / "study_fill_mask.json"
+            if not cached.is_file() or json.loads(cached.read_text()).get("sentences") != fill_mask_sentences:
+                cache_dir.mkdir(parents=True, exist_ok=True)
+                cached.write_text(json.dumps({"sentences": fill_mask_sentences, **held_out_fill_mask(model_dir, fill_mask_sentences)}))
+            row.fill_mask = {k: v for k, v in json.loads(cached.read_text()).items() if k != "sentences"}
+        for task in tasks:
+            scores, record = [], None
+            for seed in seeds:
+                record = run_recipe(task, out / "finetune" / name / f"{task}-seed{seed}", encoder=str(model_dir), seed=seed,
+                                    no_save_model=True, **(recipe_args or {}))
+                scores.append(float(record["score"]))
+            row.scores[task] = {"dataset": record["dataset"], "metric": record["headline"], **_summary(scores)}
+        return row
+
+    if init is not None:
+        from .models_registry import BUNDLED, bundled_path
+
+        init = str(bundled_path(init)) if init in BUNDLED and not Path(init).exists() else str(init)
+        if not (Path(init) / "config.json").is_file():  # fail before any run, not after the first
+            raise FileNotFoundError(f"{init}: not a model folder (config.json is missing)")
+        rows.append(score(MaskingRow("init", False, 0, 0, 0.0, None), init, out / "pretrain" / "init", "init"))
     for nsp in nsp_variants:
         for masking in maskings:
             name = masking + ("+nsp" if nsp else "")
             folder = out / "pretrain" / name
             timing = folder / "study_timing.json"
             start = time.perf_counter()
-            final = pretrain(PretrainConfig(corpus=list(corpus), output=str(folder), masking=masking, nsp=nsp, size=size,
+            final = pretrain(PretrainConfig(corpus=list(corpus), output=str(folder), masking=masking, nsp=nsp, size=size, init=init,
                                             max_steps=steps, batch_size=batch_size, max_length=max_length, max_docs=max_docs, learning_rate=learning_rate,
                                             save_steps=max(50, steps // 4), logging_steps=max(1, steps // 20), num_proc=num_proc, seed=42))
             if not timing.is_file():  # the first completion's wall time (a resumed run adds its earlier part)
@@ -299,19 +329,7 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
             losses = [e["loss"] for e in log if "loss" in e]
             row = MaskingRow(masking, nsp, steps, steps * batch_size * max_length, json.loads(timing.read_text())["seconds"],
                              losses[-1] if losses else None)
-            if fill_mask_sentences:
-                cached = folder / "study_fill_mask.json"
-                if not cached.is_file() or json.loads(cached.read_text()).get("sentences") != fill_mask_sentences:
-                    cached.write_text(json.dumps({"sentences": fill_mask_sentences, **held_out_fill_mask(final, fill_mask_sentences)}))
-                row.fill_mask = {k: v for k, v in json.loads(cached.read_text()).items() if k != "sentences"}
-            for task in tasks:
-                scores, record = [], None
-                for seed in seeds:
-                    record = run_recipe(task, out / "finetune" / name / f"{task}-seed{seed}", encoder=str(final), seed=seed,
-                                        no_save_model=True, **(recipe_args or {}))
-                    scores.append(float(record["score"]))
-                row.scores[task] = {"dataset": record["dataset"], "metric": record["headline"], **_summary(scores)}
-            rows.append(row)
+            rows.append(score(row, final, folder, name))
     return rows
 
 

@@ -84,7 +84,8 @@ def evaluate_mlm(model, tokenizer, texts: list[str], rate: float = 0.15, seed: i
                  words: list[list[str]] | None = None) -> MaskedLMScore:
     model.eval()
     rows = []  # (input ids with [MASK], {row position: original id})
-    body = max_length - 2
+    # a model with fewer positions than max_length gets shorter windows, not an index error
+    body = min(max_length, getattr(getattr(model, "config", None), "max_position_embeddings", max_length)) - 2
     for ids, blanks in blank_positions(tokenizer, texts, rate, seed, words):
         masked = list(ids)
         for k in blanks:
