@@ -76,7 +76,7 @@ def demo(
 
 @app.command()
 def pretrain(
-    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
+    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line, or one *.zhcorpus file"),
     output: Path = typer.Option(..., "--output", help="output folder (checkpoints, loss log, final/)"),
     masking: str = typer.Option("wwm", help="char, wwm, ernie or ngram"),
     size: str = typer.Option("mini", help="tiny, mini, small, medium or base (from scratch)"),
@@ -85,11 +85,13 @@ def pretrain(
     batch_size: int = typer.Option(64, help="blocks per device per step"),
     grad_accum: int = typer.Option(1, help="gradient accumulation steps"),
     learning_rate: float = typer.Option(5e-4),
+    warmup: float = typer.Option(0.06, help="warm-up: a fraction of the steps (< 1) or a number of steps"),
     max_steps: int = typer.Option(1000),
     save_steps: int = typer.Option(200),
     logging_steps: int = typer.Option(20),
     seed: int = typer.Option(42),
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
+    dataloader_workers: int = typer.Option(0, help="processes that mask batches while the model trains (GPU runs)"),
     max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
     doc_format: str = typer.Option("line", help="line or blank-line"),
     user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
@@ -105,8 +107,8 @@ def pretrain(
     cfg = PretrainConfig(
         corpus=[str(c) for c in corpus], output=str(output), masking=masking, size=size,
         init=str(init) if init else None, max_length=max_length, batch_size=batch_size, grad_accum=grad_accum,
-        learning_rate=learning_rate, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
-        seed=seed, num_proc=num_proc, max_docs=max_docs, doc_format=doc_format,
+        learning_rate=learning_rate, warmup=warmup, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
+        seed=seed, num_proc=num_proc, dataloader_workers=dataloader_workers, max_docs=max_docs, doc_format=doc_format,
         user_dict=str(user_dict) if user_dict else None, nsp=nsp, position_init=position_init,
     )
     try:
@@ -114,6 +116,30 @@ def pretrain(
     except (DataFormatError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
     typer.echo(f"saved {final}")
+
+
+@app.command("prepare-corpus")
+def prepare_corpus(
+    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
+    output: Path = typer.Option(..., "--output", help="the portable file to write (*.zhcorpus)"),
+    masking: str = typer.Option("wwm", help="the masking it is for: ernie adds ERNIE units; the others need word units only"),
+    tokenizer_from: Optional[Path] = typer.Option(None, "--tokenizer-from", help="use this checkpoint's vocabulary (default: zhbert's)"),
+    num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
+    max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
+    doc_format: str = typer.Option("line", help="line or blank-line"),
+    user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
+) -> None:
+    """Tokenise + segment a corpus once into a compact file that `zhbert pretrain --corpus` reads (e.g. on a GPU machine)."""
+    from .errors import DataFormatError
+    from .training.pretrain import prepare_corpus as run
+
+    try:
+        meta = run([str(c) for c in corpus], str(output), masking=masking, tokenizer_from=str(tokenizer_from) if tokenizer_from else None,
+                   num_proc=num_proc, doc_format=doc_format, user_dict=str(user_dict) if user_dict else None, max_docs=max_docs)
+    except (DataFormatError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(f"wrote {output}: {meta['documents']:,} documents, {meta['tokens']:,} tokens, units {', '.join(meta['units'])}, "
+               f"{output.stat().st_size / 1e6:.1f} MB")
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})

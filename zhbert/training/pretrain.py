@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -21,18 +22,19 @@ from ..masking import MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, load_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
+from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, save_portable_corpus
 from .positions import init_positions_sinusoidal
 from .pretrain_data import MaskingCollator, pack, pair_segments, prepare
 from .sizes import bert_config
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["PretrainConfig", "pretrain", "load_init_model"]
+__all__ = ["PretrainConfig", "pretrain", "prepare_corpus", "load_init_model"]
 
 
 @dataclass
 class PretrainConfig:
-    corpus: list[str] = field(default_factory=list)  # text files/folders, one document per line
+    corpus: list[str] = field(default_factory=list)  # text files/folders (one document per line), or one *.zhcorpus file
     output: str = "runs/pretrain"  # output folder: checkpoints + final model
     masking: str = "wwm"  # char | wwm | ernie | ngram
     size: str = "mini"  # tiny | mini | small | medium | base (ignored with init)
@@ -76,7 +78,7 @@ class _LossLog(TrainerCallback):
     def on_log(self, args, state, control, logs=None, **kwargs):
         if state.is_world_process_zero and logs and "loss" in logs:
             with open(self.path, "a") as f:
-                f.write(json.dumps({"step": state.global_step, **logs}) + "\n")
+                f.write(json.dumps({"step": state.global_step, **logs, "time": round(time.time(), 2)}) + "\n")
 
     def on_save(self, args, state, control, **kwargs):
         # refresh the curve with every checkpoint, so a long run always has an up-to-date plot
@@ -144,14 +146,51 @@ def _plot_loss(log_path: Path, png: Path) -> None:
     plot_loss([(log_path, "training loss (MLM)", None)], png)
 
 
-def pretrain(cfg: PretrainConfig) -> Path:
-    """Run (or resume) pretraining; returns the folder with the final model."""
+def _prepared_corpus(cfg: PretrainConfig, tokenizer):
+    """Token ids + unit ids: from a ``*.zhcorpus`` file as it is, else from text through :func:`prepare`."""
+    portable = [c for c in cfg.corpus if is_portable_corpus(c)]
+    if portable:
+        if len(cfg.corpus) > 1:
+            raise ValueError(f"a {SUFFIX} file is a whole prepared corpus: pass it alone to --corpus (got {len(cfg.corpus)} paths)")
+        prepared = load_portable_corpus(portable[0], tokenizer, cfg.masking)
+    else:
+        from ..data import read_corpus
+
+        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
+        if cfg.max_docs:
+            corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+        return prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
+    if cfg.max_docs:
+        prepared = prepared.select(range(min(cfg.max_docs, len(prepared))))
+    return prepared
+
+
+def prepare_corpus(corpus: list[str], output: str, masking: str = "wwm", tokenizer_from: str | None = None, num_proc: int = 2,
+                   doc_format: str = "line", user_dict: str | None = None, max_docs: int | None = None) -> dict:
+    """Run the word-boundary pass once and write a portable ``*.zhcorpus`` file (``zhbert prepare-corpus``)."""
     from ..data import read_corpus
 
+    tokenizer = _init_tokenizer(tokenizer_from) if tokenizer_from else build_tokenizer()
+    docs = read_corpus(corpus, doc_format=doc_format)
+    if max_docs:
+        docs = docs.select(range(min(max_docs, len(docs))))
+    prepared = prepare(docs, tokenizer, masking, num_proc=num_proc, user_dict=user_dict)
+    return save_portable_corpus(prepared, tokenizer, output, masking, sources=corpus)
+
+
+def _init_tokenizer(init: str):
+    """The checkpoint's own tokenizer, or zhbert's bundled vocabulary for a folder without one."""
+    if (Path(init) / "tokenizer.json").is_file() or (Path(init) / "vocab.txt").is_file():
+        return load_tokenizer(init)
+    return build_tokenizer()
+
+
+def pretrain(cfg: PretrainConfig) -> Path:
+    """Run (or resume) pretraining; returns the folder with the final model."""
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     if cfg.init:
-        tokenizer = load_tokenizer(cfg.init) if (Path(cfg.init) / "tokenizer.json").is_file() or (Path(cfg.init) / "vocab.txt").is_file() else build_tokenizer()
+        tokenizer = _init_tokenizer(cfg.init)
         model, _ = load_init_model(cfg.init, nsp=cfg.nsp)
     else:
         tokenizer = build_tokenizer()
@@ -189,10 +228,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
     )
     # rank 0 tokenises and segments first; the other ranks then read its Arrow cache
     with args.main_process_first(desc="corpus preprocessing"):
-        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
-        if cfg.max_docs:
-            corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
-        prepared = prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
+        prepared = _prepared_corpus(cfg, tokenizer)
         if cfg.nsp:
             blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc)
         else:
