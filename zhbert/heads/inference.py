@@ -32,6 +32,12 @@ def _collator(model: ZhBertForTask, tokenizer) -> TaskCollator:
     return TaskCollator(tokenizer, model.head, window_size(model.head, model.config))
 
 
+def _on_model_device(model: ZhBertForTask, batch: dict) -> dict:
+    """Batches are built on the CPU; the model may sit on a GPU (e.g. right after ``Trainer``)."""
+    device = next(model.parameters()).device
+    return {k: v.to(device) if torch.is_tensor(v) else v for k, v in batch.items()}
+
+
 @torch.no_grad()
 def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16) -> list[TokenTags]:
     if model.head.task != "token":
@@ -47,12 +53,12 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     probs: dict[tuple[int, int], list[float]] = {}
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]
-        batch = coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk])
+        batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk]))
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
         token_mask = torch.zeros_like(batch["attention_mask"])
         for r, (_, a, b) in enumerate(chunk):
             token_mask[r, 1 : 1 + b - a] = 1
-        soft = torch.softmax(logits[:, 1:].float(), dim=-1)
+        soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
         for r, ((i, a, _), path) in enumerate(zip(chunk, model.decode_tokens(logits, token_mask))):
             preds[(i, a)] = path
             probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
@@ -108,7 +114,7 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
             examples = [{"input_ids": ea.ids, "input_ids_b": eb.ids} for ea, eb in zip(a, b)]
         else:
             examples = [{"input_ids": e.ids} for e in encode(tokenizer, list(chunk))]
-        logits = model(**coll(examples)).logits
+        logits = model(**_on_model_device(model, coll(examples))).logits.float().cpu()
         if h.regression:
             outs.append(logits.squeeze(-1))
         elif h.multi_label:
