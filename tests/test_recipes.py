@@ -82,3 +82,14 @@ def test_matching_recipe(dataset, encoding, tiny_encoder, tmp_path):
         assert -1 <= m["metrics"]["pearson"] <= 1
     else:
         assert 0 <= m["metrics"]["accuracy"] <= 1 and "majority_baseline" in m["metrics"]
+
+
+def test_bq_splits_its_labelled_dev_set_without_overlap(shared):
+    """BQ has no train split here and an unlabelled test: train / dev / scored part come from its dev.tsv."""
+    from zhbert.data.tasks import load_task_data
+
+    data = load_task_data("matching", "bq")
+    assert (len(data.train), len(data.dev), len(data.test)) == (7200, 800, 2000)
+    key = lambda r: (r["text_a"], r["text_b"])  # noqa: E731
+    assert not {key(r) for r in data.test} & {key(r) for r in data.train}
+    assert {r["label"] for r in data.test} == {0, 1} and "not comparable" in data.notes[0]

@@ -175,8 +175,16 @@ def _matching(name: str) -> TaskData:
         train, dev = rd("train.50k.json"), rd("dev.json")
         return TaskData("matching-ocnli", OCNLI_LABELS, train, dev, dev, eval_split="dev",
                         notes=["train.50k minus no-majority ('-') pairs; OCNLI's test has no labels: scored on dev"])
+    if name == "bq":
+        # no train split here and the test file has no labels: the labelled dev set is all there is
+        pairs = rows(read_pair_tsv(str(dataset_path("bq_corpus", "dev.tsv"))))
+        rest, test = _hold_out(pairs, 0.2)
+        train, dev = _hold_out(rest, 0.1)
+        return TaskData("matching-bq", ["0", "1"], train, dev, test, eval_split="dev (20% held out)",
+                        notes=["BQ has no train split here and its test file has no labels: its labelled dev set (10,000 pairs) "
+                               "is split 72/8/20 into train / model-selection dev / scored part (fixed seed 13); "
+                               "not comparable with published BQ test scores"])
     if name in ("lcqmc", "pawsx"):
-        # (BQ is not offered: no train split here and its test file has no labels)
         folder, (dv, ts) = {"lcqmc": ("lcqmc", ("dev.txt", "test.txt")), "pawsx": ("pawsx_zh", ("dev_2k.tsv", "test_2k.tsv"))}[name]
         reader = read_pawsx if name == "pawsx" else read_pair_tsv
         train = rows(reader(str(dataset_path(folder, dv))))
@@ -194,7 +202,7 @@ DATASETS = {
     "cws": ("pku", "weibo"),
     "ner": ("msra", "weibo", "resume", "cluener", "peoples_daily"),
     "tagging": ("usual", "virus", "nlpcc2014"),
-    "matching": ("afqmc", "ocnli", "lcqmc", "pawsx", "sts"),
+    "matching": ("afqmc", "ocnli", "lcqmc", "bq", "pawsx", "sts"),
 }
 
 
