@@ -131,3 +131,17 @@ def test_study_masking_names_a_missing_init(tmp_path):
     res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(tmp_path / "m"),
                                    "--init", str(tmp_path / "nowhere"), "--task", "cws"])
     assert res.exit_code != 0 and "nowhere" in res.output
+
+
+def test_fill_mask_scoring_loads_an_fp16_export_as_fp32(tiny_encoder, tmp_path):
+    """Bundled models are stored in fp16; scoring one in fp16 on a CPU took 100x longer."""
+    import json
+
+    import torch
+
+    from zhbert.export import export_model
+    from zhbert.studies import load_masked_lm
+
+    exported = export_model(tiny_encoder, tmp_path / "fp16")
+    assert json.loads((exported / "config.json").read_text())["dtype"] == "float16"
+    assert {p.dtype for p in load_masked_lm(exported).parameters()} == {torch.float32}

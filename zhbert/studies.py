@@ -254,6 +254,15 @@ class MaskingRow:
     fill_mask: dict = field(default_factory=dict)  # "char" / "word" -> MaskedLMScore.to_dict()
 
 
+def load_masked_lm(model_dir: str | Path):
+    """The folder's masked LM in fp32 whatever it stores: an fp16 export (as bundled) would
+    otherwise stay fp16 under transformers 5 and run about 100x slower on a CPU."""
+    import torch
+    from transformers import AutoModelForMaskedLM
+
+    return AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=torch.float32)
+
+
 def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
     """Char-level and whole-word fill-mask on the first held-out People's Daily sentences.
 
@@ -261,15 +270,13 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
     char masking trains; whole-word blanks (gold words) reward what wwm/ernie
     train; a masking comparison needs both.
     """
-    from transformers import AutoModelForMaskedLM
-
     from .data.splits import peoples_daily_heldout_words
     from .tokenizer import load_tokenizer
     from .training.mlm_eval import evaluate_mlm
 
     rows = peoples_daily_heldout_words()[:sentences]
     texts, words = [t for t, _ in rows], [w for _, w in rows]
-    model = AutoModelForMaskedLM.from_pretrained(str(model_dir))
+    model = load_masked_lm(model_dir)
     tok = load_tokenizer(model_dir)
     return {"char": evaluate_mlm(model, tok, texts).to_dict(), "word": evaluate_mlm(model, tok, texts, words=words).to_dict()}
 
