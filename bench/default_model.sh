@@ -1,5 +1,5 @@
 #!/bin/bash
-# How the bundled default encoder (zhbert/pretrained/base) was made, stage by stage, exactly as run on
+# How the bundled default encoder (zhbert/pretrained/base) was made, stage by stage. Stages 1-3 exactly as run on
 # the 2-core CPU machine (2026-11-21/22; bench/RESULTS.md has the losses and timings). Each stage is a
 # plain `zhbert pretrain` continued with --init; rerunning a stage resumes it from its last complete
 # checkpoint. Two stages were cut short or extended while running; the lines below replay that.
@@ -35,3 +35,10 @@ zhbert pretrain $COMMON --masking char --init runs/default-mini-char2/checkpoint
   --seed 43 --save-steps 200 --max-steps 1400 --output runs/default-mini-char3
 
 zhbert export runs/default-mini-char3/final zhbert/pretrained/base   # fp16 safetensors
+
+# stage 4 (eighth session, one NVIDIA H100): whole-word masking continued from stage 3 for 16,500 steps of
+# 256 x 128 tokens (540 M token slots, 10.8 passes over 90% of the corpus) in 6.2 minutes; the steps are
+# sized by a probe to fit the machine's 10-minute command limit. Details in bench/default_model_gpu.sh.
+#   zhbert prepare-corpus --corpus runs/corpus --masking wwm --output runs/corpus.wwm.zhcorpus   # here, on the CPU
+#   bash bench/default_model_gpu.sh DATA runs/default-mini-wwm4 505                               # there, on the GPU
+#   zhbert export runs/default-mini-wwm4/stage4/final zhbert/pretrained/base                      # fp16 safetensors
