@@ -1,0 +1,20 @@
+#!/bin/bash
+# Recipe rows of bench/RESULTS.md run on one GPU machine, several recipes at a time (a mini encoder
+# leaves the GPU mostly idle; the CPU-side data work is what takes the time). JOBS holds one run per
+# line, "NAME RECIPE ARGS...", longest first; each run writes OUTDIR/NAME/ (metrics.json, model/
+# unless --no_save_model) and OUTDIR/NAME.log.
+#   ZHBERT_SHARED=/path/to/shared bash bench/recipe_rows_gpu.sh bench/gpu_jobs/rows.txt OUTDIR [PARALLEL]
+set -uo pipefail
+JOBS=$1; OUTDIR=$2; PARALLEL=${3:-4}
+export PY=${PYTHON:-python3} OUTDIR OMP_NUM_THREADS=${OMP_NUM_THREADS:-3}
+mkdir -p "$OUTDIR"
+
+one() {  # one() NAME RECIPE ARGS...: run it, print name, exit status and wall time
+  local name=$1; shift
+  local start=$SECONDS
+  $PY recipes/"$@" --output_dir "$OUTDIR/$name" > "$OUTDIR/$name.log" 2>&1
+  echo "$name rc=$? $((SECONDS - start))s"
+}
+export -f one
+
+xargs -P "$PARALLEL" -L 1 bash -c 'one "$@"' _ < "$JOBS"
