@@ -44,6 +44,13 @@ def test_round_trip_keeps_ids_and_units(prepared, portable, tokenizer):
     assert load_portable_corpus(portable, tokenizer, "wwm")["input_ids"][:5] == prepared["input_ids"][:5]
 
 
+def test_a_shuffled_view_is_saved_as_seen(prepared, tokenizer, tmp_path):
+    view = prepared.shuffle(seed=1).select(range(40))  # an indices mapping over the whole table
+    save_portable_corpus(view, tokenizer, tmp_path / "view.zhcorpus", "ernie")
+    loaded = load_portable_corpus(tmp_path / "view.zhcorpus", tokenizer, "ernie")
+    assert loaded.num_rows == 40 and loaded["input_ids"] == view["input_ids"]
+
+
 def test_rejects_another_vocabulary(portable):
     from zhbert.tokenizer import build_tokenizer
 

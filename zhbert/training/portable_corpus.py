@@ -71,6 +71,8 @@ def save_portable_corpus(prepared, tokenizer, path, masking: str, sources: list[
         raise ValueError(f"{path}: a portable corpus file must end in {SUFFIX}")
     if len(tokenizer) > 65535:
         raise ValueError(f"the vocabulary has {len(tokenizer)} tokens; the {SUFFIX} format stores ids as uint16")
+    if prepared._indices is not None:  # a shuffled or filtered view: ``.data`` would still be the whole table
+        prepared = prepared.flatten_indices()
     ids, offsets = _flat(prepared, "input_ids")
     arrays = {"input_ids": ids.astype(np.uint16), "doc_lengths": np.diff(offsets).astype(np.uint32)}
     for column, name in _UNIT_COLUMNS.items():
