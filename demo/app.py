@@ -13,6 +13,7 @@ import gradio as gr
 import zhbert
 
 MAX_CHARS = 5000  # longer inputs get a message instead of a long wait
+MAX_MASKS = 20  # masks fill one at a time: 500 of them held the fill-mask tab for 94 s
 TASKS = ("cws", "ner", "tagging", "matching", "base")
 
 EXAMPLES = {
@@ -21,7 +22,7 @@ EXAMPLES = {
     "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
     # the bundled matching model is OCNLI's (premise, hypothesis) -> entailment / neutral / contradiction
     "matching": [["我们明天一起去公园散步。", "我们明天会出门。"], ["他今天没有去上班，一直在家休息。", "他今天在公司加班。"]],
-    "fill": ["中国的首都是[MASK][MASK]。", "今天天气很[MASK]。"],
+    "fill": ["中国的首都是[MASK][MASK]。", "我们明天去北[MASK]大学参加会议。", "中华[MASK]民共和国成立于一九四九年。", "今天天气很[MASK]。"],
 }
 
 
@@ -61,12 +62,16 @@ def tag_post(pred, text):
 
 def match(pred, a, b):
     r = pred((_check(a), _check(b)))
-    return {r.label: r.score}
+    return {s.label: s.score for s in r.scores} or {r.label: r.score}  # every label's probability
 
 
 def fill(pred, text):
+    masks = _check(text).count("[MASK]")
+    if masks > MAX_MASKS:
+        raise gr.Error(f"the demo fills up to {MAX_MASKS} [MASK]s per request (they are filled one at a time); "
+                       f"this text has {masks}. Use zhbert.load('base').fill_mask(...) for more.")
     try:
-        fills = pred.fill_mask(_check(text), top_k=5)
+        fills = pred.fill_mask(text, top_k=5)
     except ValueError as e:
         raise gr.Error(str(e)) from None
     filled, pos = [], 0
@@ -157,7 +162,12 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
             if not _missing(loaded, "matching"):
                 a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
                 b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
-                out = gr.Label(label="Relation", elem_id="matching-output")
+                labels = loaded["matching"].head.labels
+                gr.Markdown(f"Labels: {', '.join(f'`{l}`' for l in labels)}. " + (
+                    "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
+                    "entail sentence B, leave it open (neutral), or contradict it?" if "entailment" in labels else
+                    "1 = the two sentences mean the same (a paraphrase), 0 = they do not."))
+                out = gr.Label(label="Relation (every label's probability)", elem_id="matching-output")
                 gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
         _text_tab(loaded, "base", "Fill-mask", "Text with [MASK]", "fill",

@@ -46,6 +46,7 @@ def test_every_endpoint_with_gradio_client(app):
     assert label["label"] in ("neutral", "angry", "happy", "sad", "fear", "surprise")
     rel = client.predict("花呗怎么还款", "花呗如何还钱", api_name="/matching")
     assert rel["label"] in ("0", "1")
+    assert {c["label"] for c in rel["confidences"]} == {"0", "1"}  # every label's probability is shown
     filled, cands = client.predict("中国的首都是[MASK][MASK]。", api_name="/fill_mask")
     assert len(cands) == 2 and filled.startswith("中国的首都是") and "[MASK]" not in filled
     heatmap, table = client.predict(text, 2, 1, api_name="/attention")
@@ -78,7 +79,7 @@ def test_every_tab_in_headless_chromium(app):
         ("NER", ex["ner"][1], "Find entities", "#ner-output", ("text", re.compile(r"\s*(?:[A-Z]+)?\s*".join(ex["ner"][1][:6])))),
         ("Weibo tagging", ex["tagging"][1], "Tag", "#tagging-output", ("text", re.compile(labels))),
         ("Matching", ex["matching"][1][0], "Compare", "#matching-output", ("text", re.compile(r"\b[01]\b"))),
-        ("Fill-mask", ex["fill"][1], "Fill", "#fill_mask-output textarea", ("value", re.compile(r"^今天天气很[^\[\]]+。$"))),
+        ("Fill-mask", ex["fill"][1], "Fill", "#fill_mask-output textarea", ("value", re.compile(r"^我们明天去北[^\[\]]大学参加会议。$"))),
         ("Attention", ex["ner"][1], "Show", "#attention-output", ("text", "layer 4, head 1")),
     ]
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -105,3 +106,12 @@ def test_every_tab_in_headless_chromium(app):
             page.screenshot(path=str(shot), full_page=True)
             assert shot.stat().st_size > 5_000
         browser.close()
+
+
+def test_one_request_cannot_hold_fill_mask(app):
+    """500 masks once held the tab for 94 s: more than MAX_MASKS is refused at once, with the reason."""
+    import gradio as gr
+
+    module, _ = app
+    with pytest.raises(gr.Error, match="up to 20"):
+        module.fill(None, "北[MASK]" * 21)  # refused before any model runs

@@ -81,6 +81,8 @@ def test_pretrains_from_the_file(portable, tmp_path, tiny_encoder):
 
     final = pretrain(PretrainConfig(corpus=[str(portable)], output=str(tmp_path / "run"), init=str(tiny_encoder), masking="ernie",
                                     max_length=64, batch_size=4, max_steps=3, save_steps=3, num_proc=1))
-    assert AutoModelForMaskedLM.from_pretrained(final).config.hidden_size == 32
+    config = AutoModelForMaskedLM.from_pretrained(final).config
+    assert config.hidden_size == 32
+    assert config.zhbert_encoder == {"max_length": 64, "normalizer": "zhbert-1"}  # what it saw in pretraining
     with pytest.raises(ValueError, match="pass it alone"):
         pretrain(PretrainConfig(corpus=[str(portable), str(portable)], output=str(tmp_path / "two"), init=str(tiny_encoder)))

@@ -143,5 +143,9 @@ def test_fill_mask_scoring_loads_an_fp16_export_as_fp32(tiny_encoder, tmp_path):
     from zhbert.studies import load_masked_lm
 
     exported = export_model(tiny_encoder, tmp_path / "fp16")
-    assert json.loads((exported / "config.json").read_text())["dtype"] == "float16"
+    from safetensors import safe_open
+
+    with safe_open(str(exported / "model.safetensors"), framework="pt") as f:
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}  # stored as halves
+    assert json.loads((exported / "config.json").read_text())["dtype"] == "float32"  # run as fp32 everywhere
     assert {p.dtype for p in load_masked_lm(exported).parameters()} == {torch.float32}

@@ -1,77 +1,75 @@
-"""Normalisation keeps exact offsets into the original string."""
+"""The tokenizer owns normalisation and keeps exact offsets into the original string."""
+from functools import lru_cache
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zhbert.text import char_units, normalize
-from zhbert.tokenizer import encode
+from zhbert.text import is_space, token_units
+from zhbert.tokenizer import encode, zhbert_normalizer
 
-EDGE_CASES = ["", " ", "😀", "𠮷", "臺灣大學", "iPhone15发布于2023年", "ＡＢＣ１２３", "，。！？", "\u3000", "a\x00b\x07c", "e\u0301", "👨\u200d👩\u200d👧", "\ufeff中文"]
-
-
-def _check_alignment(text):
-    n = normalize(text)
-    assert len(n.starts) == len(n.ends) == len(n.text)
-    prev_end = 0
-    for i, ch in enumerate(n.text):
-        s, e = n.starts[i], n.ends[i]
-        assert 0 <= s < e <= len(text)
-        assert s >= prev_end, "offsets must be monotone and non-overlapping"
-        prev_end = e
-        if ch == " ":
-            # a collapsed run: whitespace, possibly with removed characters inside
-            assert normalize(text[s:e]).text == "" and any(c.isspace() for c in text[s:e])
-        else:
-            assert normalize(text[s:e]).text == ch  # the source slice normalises to the char
+EDGE_CASES = ["", " ", "😀", "𠮷", "臺灣大學", "iPhone15发布于2023年", "ＡＢＣ１２３", "，。！？", "\u3000", "a\x00b\x07c",
+              "e\u0301", "👨\u200d👩\u200d👧", "\ufeff中文", "㍿", "倢릤勞슼", "天\x1c大"]
+NORM = zhbert_normalizer()
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=60))
-def test_alignment_property_arbitrary_unicode(text):
-    _check_alignment(text)
+def _norm(text: str) -> str:
+    return NORM.normalize_str(text)
 
 
-_TOKENIZER = None
+def test_normaliser_rules():
+    assert _norm("ＡＢＣ１２３，") == "abc123,"
+    assert _norm("a\x00b\u200bc") == "abc"
+    assert _norm("\ufeff中文") == "中文"
+    assert _norm("Café") == "cafe"
+    assert _norm("Zoe\u0308") == "zoe"
+    assert _norm("“越秀”—…") == '"越秀"-.'
+    assert _norm("你好\u3000世界\x1c!") == "你好 世界 !"
+    assert _norm("릤") == "릤"  # NFC recomposes the Hangul syllable NFKD took apart
 
 
-def _tok():
-    global _TOKENIZER
-    if _TOKENIZER is None:
-        from zhbert.tokenizer import build_tokenizer
-
-        _TOKENIZER = build_tokenizer()
-    return _TOKENIZER
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
-def test_token_offsets_property(text):
-    enc = encode(_tok(), text)
+def _check_offsets(tokenizer, text):
+    enc = encode(tokenizer, text)
     prev = 0
     for tok, (s, e) in zip(enc.tokens, enc.offsets):
-        assert 0 <= s <= e <= len(text)
-        assert s >= prev or s == prev  # monotone
+        assert 0 <= s < e <= len(text), (text, tok, s, e)
+        assert s >= prev, "offsets are monotone"
         prev = s
         if tok != "[UNK]":
             piece = tok[2:] if tok.startswith("##") else tok
-            assert normalize(text[s:e]).text == piece
+            assert piece in _norm(text[s:e]), (text, tok, s, e)  # the source slice normalises to the token
 
 
-def test_edge_cases():
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40))
+def test_token_offsets_property(text):
+    _check_offsets(_tokenizer(), text)
+
+
+@lru_cache(maxsize=1)
+def _tokenizer():  # hypothesis tests cannot take function-scoped fixtures
+    from zhbert.tokenizer import build_tokenizer
+
+    return build_tokenizer()
+
+
+def test_edge_cases(tokenizer):
     for text in EDGE_CASES:
-        _check_alignment(text)
-    assert normalize("ＡＢＣ１２３").text == "abc123"
-    assert normalize("  你好\u3000\u3000世界  ").text == "你好 世界"
-    n = normalize("  你好\u3000\u3000世界  ")
-    assert n.original_span(2, 3) == (4, 6)  # the collapsed space covers both U+3000
-    assert normalize("a\x00b\u200bc").text == "abc"
-    assert normalize("\ufeff中文").text == "中文"
-    assert normalize("Café").text == "cafe"
+        _check_offsets(tokenizer, text)
+    assert encode(tokenizer, "ＡＢＣ１２３").tokens == ("abc", "##123")
+    assert encode(tokenizer, "  你好\u3000\u3000世界  ").offsets == ((2, 3), (3, 4), (6, 7), (7, 8))
 
 
-def test_char_units_skip_spaces_and_controls():
-    units = char_units("我 爱\x00北京！")
-    assert [u[0] for u in units] == ["我", "爱", "北", "京", "!"]
-    assert [(u[1], u[2]) for u in units] == [(0, 1), (2, 3), (4, 5), (5, 6), (6, 7)]
+def test_units_keep_clusters_and_uncovered_characters(tokenizer):
+    def units(text):
+        enc = encode(tokenizer, text)
+        return [(text[u.start:u.end], u.token >= 0) for u in token_units(text, enc.offsets, enc.word_ids)]
+
+    assert units("Zoe\u0308在") == [("Zoe\u0308", True), ("在", True)]  # the mark stays with its letter
+    assert units("👨\u200d👩\u200d👧好") == [("👨\u200d👩\u200d👧", True), ("好", True)]  # one ZWJ sequence
+    assert units("我 爱\x00北京！") == [("我", True), ("爱\x00", True), ("北", True), ("京", True), ("！", True)]
+    assert units("\x00") == [("\x00", False)]  # nothing to join: a unit of its own
+    assert units("㍿") == [("㍿", True)]  # four tokens, one character, one unit
+    assert units("Mourinho") == [("Mourinho", True)]  # word pieces of one word stay one unit
 
 
 def test_offsets_round_trip_on_real_sentences(pd_sentences, weibo_posts, tokenizer):
@@ -86,8 +84,9 @@ def test_offsets_round_trip_on_real_sentences(pd_sentences, weibo_posts, tokeniz
             assert 0 <= s < e <= len(text)
             if tok != "[UNK]":
                 piece = tok[2:] if tok.startswith("##") else tok
-                assert normalize(text[s:e]).text == piece, (text, tok, s, e)
-        # every visible character is covered by exactly one token
-        covered = sorted(enc.offsets)
+                assert piece in _norm(text[s:e]), (text, tok, s, e)
+        # tokens are disjoint, or share one character that NFKD expanded (⑵ -> "(", "2", ")")
+        covered = sorted(set(enc.offsets))
         assert all(a[1] <= b[0] for a, b in zip(covered, covered[1:]))
+        assert all(is_space(c) or any(s <= i < e for s, e in enc.offsets) or not _norm(c).strip() for i, c in enumerate(text))
     assert n_tokens > 50_000

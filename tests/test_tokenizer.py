@@ -39,3 +39,31 @@ def test_unk_rate_on_real_text(tokenizer, pd_sentences, weibo_posts):
     assert pd_n > 50_000 and wb_n > 20_000
     assert pd_rate < 0.0005, pd_rate  # People's Daily: measured 0.011% over the whole month
     assert wb_rate < 0.005, wb_rate  # Weibo: measured 0.21%, mostly emoji
+
+
+def test_folders_older_zhbert_made_get_the_normaliser_on_load(tmp_path):
+    """An older zhbert folder: a stock BertTokenizer saved beside a model trained on normalised text."""
+    import json
+    import shutil
+
+    from transformers import BertTokenizerFast
+
+    from zhbert.models_registry import BUNDLED_DIR
+    from zhbert.tokenizer import has_zhbert_normalizer
+
+    legacy = tmp_path / "legacy"
+    shutil.copytree(BUNDLED_DIR / "ner", legacy)
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        (legacy / f).unlink()
+    stock = BertTokenizerFast(vocab=load_tokenizer(BUNDLED_DIR / "ner").get_vocab(), do_lower_case=True)
+    stock.save_pretrained(legacy)
+    config = json.loads((legacy / "config.json").read_text(encoding="utf-8"))
+    del config["zhbert_encoder"]
+    (legacy / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert not has_zhbert_normalizer(AutoTokenizer.from_pretrained(str(legacy)))
+    converted = load_tokenizer(legacy)
+    assert has_zhbert_normalizer(converted) and converted.tokenize("，“越秀”１９") == [",", '"', "越", "秀", '"', "19"]
+    # a checkpoint from elsewhere (no zhbert settings) keeps its own tokenizer, as plain transformers reads it
+    del config["zhbert_head"]
+    (legacy / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert not has_zhbert_normalizer(load_tokenizer(legacy))

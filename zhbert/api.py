@@ -16,7 +16,8 @@ import torch
 from .errors import ModelLoadError
 from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict_tags
 from .heads.thresholds import apply_thresholds
-from .model_info import resolve_model_path
+from .encoder_info import trained_length
+from .model_info import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
 from .windows import owners, windows
 
@@ -65,6 +66,7 @@ class Classification(_Result):
 class Match(_Result):
     label: str
     score: float  # probability of ``label`` (or the predicted score for a regression head)
+    scores: tuple[Label, ...] = ()  # every label with its probability, best first (empty for regression)
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,20 @@ class MaskFill(_Result):
     candidates: tuple[Candidate, ...]
 
 
+def _check_count(name: str, value, low: int = 1, high: int | None = None) -> int:
+    """A positive whole-number argument, or a TypeError/ValueError that names it."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if value < low or (high is not None and value > high):
+        bound = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"{name} must be {bound}, got {value}")
+    return value
+
+
 def _one_or_many(inputs, fn):
+    if inputs is None or isinstance(inputs, (bytes, bytearray)) or not hasattr(inputs, "__iter__"):
+        hint = " (decode bytes to str first)" if isinstance(inputs, (bytes, bytearray)) else ""
+        raise TypeError(f"inputs must be a string, a (text_a, text_b) pair, or a list of them; got {type(inputs).__name__}{hint}")
     single = isinstance(inputs, str) or (isinstance(inputs, tuple) and len(inputs) == 2 and all(isinstance(x, str) for x in inputs))
     items = [inputs] if single else list(inputs)
     for i, x in enumerate(items):
@@ -98,6 +113,7 @@ class _HeadPredictor:
         self.head = model.head
 
     def __call__(self, inputs, batch_size: int = 32):
+        _check_count("batch_size", batch_size)
         return _one_or_many(inputs, lambda items: self._predict(items, batch_size))
 
     predict = __call__
@@ -152,7 +168,12 @@ class Matcher(_HeadPredictor):
         scores = predict_scores(self.model, self.tokenizer, pairs, batch_size)
         if self.head.regression:
             return [Match(self.head.labels[0], float(s)) for s in scores]
-        return [Match(self.head.labels[int(r.argmax())], float(r.max())) for r in scores]
+        labels = self.head.labels
+        out = []
+        for row in scores:
+            every = tuple(sorted((Label(l, float(p)) for l, p in zip(labels, row)), key=lambda x: -x.score))
+            out.append(Match(every[0].label, every[0].score, every))
+        return out
 
 
 _MASK = re.compile(r"\[MASK\]")
@@ -162,45 +183,55 @@ class MaskedLM:
     """The pretrained encoder: fill ``[MASK]`` (several in a row fill one at a time,
     most confident first) and features for any representation."""
 
-    def __init__(self, model, tokenizer, path: Path):
+    def __init__(self, model, tokenizer, path: Path, has_mlm_head: bool = True):
         self.model, self.tokenizer, self.path = model.eval(), tokenizer, path
+        self.has_mlm_head = has_mlm_head
+        self.window = trained_length(model.config)  # never read positions the encoder did not train
 
     def __repr__(self) -> str:
         return f"MaskedLM({str(self.path)!r})"
 
     def _ids(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
-        ids, offsets, masks, pos = [], [], [], 0
-        for m in [*_MASK.finditer(text), None]:
-            end = m.start() if m else len(text)
-            enc = encode(self.tokenizer, text[pos:end])
-            ids += enc.ids
-            offsets += [(s + pos, e + pos) for s, e in enc.offsets]
-            if m:
-                masks.append(len(ids))
-                ids.append(self.tokenizer.mask_token_id)
-                offsets.append((m.start(), m.end()))
-                pos = m.end()
-        return ids, offsets, masks
+        # "[MASK]" is a special token of the tokenizer: it is matched before normalisation
+        enc = encode(self.tokenizer, text)
+        mask_id = self.tokenizer.mask_token_id
+        return list(enc.ids), list(enc.offsets), [k for k, i in enumerate(enc.ids) if i == mask_id]
 
     @torch.no_grad()
     def fill_mask(self, inputs, top_k: int = 5):
+        if not self.has_mlm_head:
+            raise ValueError(f"{self.path}: this checkpoint has no masked-LM head (e.g. a sentence-transformers "
+                             "BertModel), so fill-mask would answer from random weights; use features() instead")
+        _check_count("top_k", top_k, 1, self.model.config.vocab_size)
         return _one_or_many(inputs, lambda items: [self._fill(t, top_k) for t in items])
+
+    def _mask_probs(self, ids: list[int], masks: list[int]) -> dict[int, torch.Tensor]:
+        """Vocabulary probabilities at each mask position, from the window where it sits farthest from an edge."""
+        spans = windows(len(ids), self.window - 2)
+        own = owners(len(ids), spans)
+        device = next(self.model.parameters()).device
+        out = {}
+        for w, (a, b) in enumerate(spans):
+            mine = [k for k in masks if own[k] == w]
+            if not mine:
+                continue
+            x = torch.tensor([[self.tokenizer.cls_token_id, *ids[a:b], self.tokenizer.sep_token_id]], device=device)
+            logits = self.model(input_ids=x).logits[0, 1:-1].float().cpu()
+            for k in mine:
+                out[k] = torch.softmax(logits[k - a], dim=-1)
+        return out
 
     def _fill(self, text: str, top_k: int) -> list[MaskFill]:
         ids, offsets, masks = self._ids(text)
         if not masks:
             raise ValueError("the text has no [MASK] to fill")
-        limit = self.model.config.max_position_embeddings - 2
-        if len(ids) > limit:
-            raise ValueError(f"fill-mask takes up to {limit} tokens, this text has {len(ids)}")
-        ids = list(ids)
         filled: dict[int, MaskFill] = {}
-        special = set(self.tokenizer.all_special_ids)
+        special = sorted(set(self.tokenizer.all_special_ids))
         while len(filled) < len(masks):
-            x = torch.tensor([[self.tokenizer.cls_token_id] + ids + [self.tokenizer.sep_token_id]])
-            probs = torch.softmax(self.model(input_ids=x).logits[0, 1:-1], dim=-1)
-            probs[:, sorted(special)] = 0
             open_masks = [k for k in masks if k not in filled]
+            probs = self._mask_probs(ids, open_masks)
+            for p in probs.values():
+                p[special] = 0
             best = max(open_masks, key=lambda k: float(probs[k].max()))
             p, idx = probs[best].topk(top_k)
             cands = tuple(Candidate(self.tokenizer.convert_ids_to_tokens(int(i)), float(s)) for s, i in zip(p, idx))
@@ -219,7 +250,7 @@ class MaskedLM:
         if fusion.scalar_mix is not None or fusion.attention is not None:
             raise ValueError(f"{representation} has learned weights: train a head with it instead")
 
-        size = cfg.max_position_embeddings - 2
+        size = self.window - 2
         cls_id, sep_id = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id
 
         def run(texts):
@@ -254,9 +285,7 @@ def load(name_or_path: str, device: str | None = None):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"ner"``, ``"tagging"``,
     ``"matching"``) or any local ``save_pretrained`` folder."""
     path = resolve_model_path(name_or_path)
-    import json
-
-    config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    config = read_config(path)
     tokenizer = load_tokenizer(path)
     if config.get("zhbert_head"):
         model = load_head(path)
@@ -275,7 +304,10 @@ def load(name_or_path: str, device: str | None = None):
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
-    model = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, dtype=torch.float32)
+    model, info = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, dtype=torch.float32,
+                                                  trust_remote_code=False, output_loading_info=True)
+    # an encoder saved without its masked-LM head (BertModel, sentence-transformers) gets a random one
+    has_mlm_head = not any(k.startswith("cls.predictions.transform") for k in info.get("missing_keys", []))
     if device:
         model.to(device)
-    return MaskedLM(model, tokenizer, path)
+    return MaskedLM(model, tokenizer, path, has_mlm_head=has_mlm_head)

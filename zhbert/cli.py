@@ -39,12 +39,13 @@ def export(
     source: Path = typer.Argument(..., help="a save_pretrained model folder"),
     dest: Path = typer.Argument(..., help="where to write the copy (replaced when complete)"),
     fp16: bool = typer.Option(True, help="store weights as fp16 (zhbert loads them as fp32)"),
+    trained_length: Optional[int] = typer.Option(None, help="the encoder's pretraining length, recorded when the folder lacks it"),
 ) -> None:
     """Copy a model folder for shipping, weights in fp16 safetensors."""
     from .export import export_model
 
     try:
-        out = export_model(source, dest, fp16)
+        out = export_model(source, dest, fp16, trained_length)
     except (OSError, ValueError) as e:
         _fail(str(e))
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
@@ -99,6 +100,7 @@ def pretrain(
     position_init: str = typer.Option(
         "auto", help="auto (sinusoidal from scratch, the checkpoint's own with --init), sinusoidal (overwrite) or normal (BERT's N(0, 0.02))"
     ),
+    max_unk_rate: float = typer.Option(0.05, help="stop when more tokens than this are [UNK]; 1 turns the check off"),
 ) -> None:
     """Masked-LM pretraining (char / wwm / ernie / ngram masking); rerun to resume."""
     from .errors import DataFormatError
@@ -110,6 +112,7 @@ def pretrain(
         learning_rate=learning_rate, warmup=warmup, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
         seed=seed, num_proc=num_proc, dataloader_workers=dataloader_workers, max_docs=max_docs, doc_format=doc_format,
         user_dict=str(user_dict) if user_dict else None, nsp=nsp, position_init=position_init,
+        max_unk_rate=max_unk_rate,
     )
     try:
         final = run(cfg)
@@ -178,11 +181,14 @@ def _result_json(pred, item, result) -> dict:
 
 def _read_inputs(file: str, pairs: bool):
     """(line number, text or pair) from a UTF-8 file or stdin, errors naming file:line."""
-    from .data.source import iter_lines, read_text
+    from .data.source import decode_utf8, iter_lines, read_text
     from .errors import DataFormatError
 
     name = "<stdin>" if file == "-" else file
-    text = sys.stdin.read() if file == "-" else read_text(file)
+    if file == "-":  # the bytes, decoded as strictly as a file: bad UTF-8 is reported with its line
+        text = decode_utf8(sys.stdin.buffer.read(), name).replace("\r\n", "\n").replace("\r", "\n")
+    else:
+        text = read_text(file)
     for lineno, line in iter_lines(name, text):
         if pairs:
             cols = line.split("\t")
@@ -205,6 +211,8 @@ def predict(
     from .api import Matcher, MaskedLM, load
     from .errors import ZhbertError
 
+    if batch_size < 1:
+        _fail(f"--batch-size must be at least 1, got {batch_size}", code=2)
     try:
         pred = load(model)
         rows = list(_read_inputs(file, pairs=isinstance(pred, Matcher)))
@@ -239,7 +247,7 @@ def fill_mask(
         if not isinstance(pred, MaskedLM):
             _fail(f"{model}: not a masked language model (it is a {type(pred).__name__})")
         result = pred.fill_mask(text, top_k=top_k)
-    except (ZhbertError, OSError, ValueError) as e:
+    except (ZhbertError, OSError, ValueError, TypeError) as e:
         _fail(str(e))
     typer.echo(json.dumps({"text": text, "masks": [m.to_dict() for m in result]}, ensure_ascii=False))
 
@@ -270,7 +278,7 @@ def probe(
         _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
     try:
         path = resolve_model_path(model)
-        encoder = BertModel.from_pretrained(path, add_pooling_layer=False, dtype=torch.float32).eval()
+        encoder = BertModel.from_pretrained(path, add_pooling_layer=False, dtype=torch.float32, local_files_only=True, trust_remote_code=False).eval()
         tokenizer = load_tokenizer(path)
     except (OSError, ValueError) as e:
         _fail(str(e))
@@ -376,6 +384,11 @@ def _setup_logging() -> None:
         handler.setFormatter(logging.Formatter("zhbert: %(levelname)s: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    # transformers' per-load progress bars and load reports would bury the one line a command prints
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    hf_logging.set_verbosity_error()
 
 
 def main() -> None:  # console-script entry point

@@ -8,14 +8,21 @@ from pathlib import Path
 
 from safetensors.torch import load_file, save_file
 
+from .encoder_info import KEY
+from .encoder_info import trained_length as encoder_trained_length
 from .errors import ModelLoadError
+from .tokenizer import load_tokenizer, normalizer_name, save_tokenizer
 
 __all__ = ["export_model"]
 
 WEIGHTS = "model.safetensors"
+TOKENIZER_FILES = {"tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"}
 
 
-def export_model(src: str | Path, dst: str | Path, fp16: bool = True) -> Path:
+def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_length: int | None = None) -> Path:
+    """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
+    zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
+    pretraining length, when the folder cannot tell)."""
     src, dst = Path(src), Path(dst)
     if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
@@ -27,11 +34,32 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True) -> Path:
     for f in src.iterdir():
         if f.is_file() and f.name != WEIGHTS and not f.name.startswith(("training_args", "optimizer", "scheduler", "rng_state")):
             shutil.copy2(f, staging / f.name)
+    config = json.loads((staging / "config.json").read_text(encoding="utf-8"))
+    arch = config.get("architectures") or []
+    if arch and arch[0].startswith("SparseBert"):  # zhbert's training-time subclass: name the stock class
+        config["architectures"] = [arch[0].replace("SparseBert", "Bert")]
+    head = config.get("zhbert_head")
+    if head and arch == ["ZhBertForTask"]:  # a stock-compatible head names the class plain transformers has
+        from .heads.config import HeadConfig
+        from .heads.model import stock_architecture
+
+        config["architectures"] = [stock_architecture(HeadConfig.from_dict(head)) or "ZhBertForTask"]
+    if (src / "tokenizer.json").is_file() or (src / "vocab.txt").is_file():
+        tokenizer = load_tokenizer(src)  # converts the tokenizer of a folder older zhbert made
+        for f in staging.iterdir():
+            if f.name in TOKENIZER_FILES:
+                f.unlink()
+        save_tokenizer(tokenizer, staging)
+        if KEY not in config:
+            config[KEY] = {"max_length": trained_length or encoder_trained_length(config, src), "normalizer": normalizer_name(tokenizer)}
+    (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tensors = load_file(str(src / WEIGHTS))
     if fp16:
         tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in tensors.items()}
         config = json.loads((staging / "config.json").read_text(encoding="utf-8"))
-        config["dtype"] = "float16"
+        # stored as fp16, run as fp32: with "float16" here transformers 5 keeps the halves
+        # (100x slower on CPU); "float32" makes plain from_pretrained upcast them as zhbert does
+        config["dtype"] = "float32"
         (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     save_file(tensors, str(staging / WEIGHTS), metadata={"format": "pt"})
     shutil.rmtree(dst, ignore_errors=True)

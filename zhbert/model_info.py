@@ -20,6 +20,20 @@ def resolve_model_path(name_or_path: str) -> Path:
     return bundled_path(name_or_path)
 
 
+def read_config(path: Path) -> dict:
+    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
+    import json
+
+    file = Path(path) / "config.json"
+    try:
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ModelLoadError(f"{file}: not a readable JSON config ({type(e).__name__}: {str(e)[:120]})") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{file}: expected a JSON object, found {type(config).__name__}")
+    return config
+
+
 def count_parameters(model) -> dict[str, int]:
     """Split parameters into embeddings / attention / feed-forward / layer norm / other."""
     parts = {"embeddings": 0, "attention": 0, "feed_forward": 0, "layer_norm": 0, "pooler_and_heads": 0}
@@ -43,7 +57,8 @@ def describe(name_or_path: str) -> dict:
     from transformers import AutoConfig, AutoModel
 
     path = resolve_model_path(name_or_path)
-    config = AutoConfig.from_pretrained(str(path), local_files_only=True)
+    read_config(path)  # a damaged or non-object config.json is named as such
+    config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     model = AutoModel.from_config(config)
     return {
         "path": str(path),

@@ -260,7 +260,7 @@ def load_masked_lm(model_dir: str | Path):
     import torch
     from transformers import AutoModelForMaskedLM
 
-    return AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=torch.float32)
+    return AutoModelForMaskedLM.from_pretrained(str(model_dir), dtype=torch.float32, local_files_only=True, trust_remote_code=False)
 
 
 def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:

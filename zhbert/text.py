@@ -1,154 +1,136 @@
-"""Normalisation of Chinese text with an exact map back to the caller's string.
+"""Character units of the caller's text: what the tokenizer's offsets cannot express.
 
-Why our own layer: BERT's vocabulary holds half-width ASCII, lower-case letters and
-characters without accents, while real Chinese text mixes full-width forms
-(``ＡＢＣ１２３``), ideographic spaces, zero-width joiners, emoji and control
-characters. We normalise to what the vocabulary expects and keep, for every
-normalised character, the ``(start, end)`` span of the original string it came
-from. Offsets are Python code-point indices, end exclusive, so
-``original[start:end]`` is always the source of a token.
+Normalisation itself lives in the tokenizer (``zhbert.tokenizer``): the
+``tokenizers`` normaliser keeps every token's offsets into the original string.
+Three things remain that a token-level offset map does not give, and they are
+what every span zhbert returns is built from:
 
-Rules, applied one original character at a time (so no normalised character ever
-straddles two original characters):
+* **characters no token covers**: a removed control or format character (ZWJ,
+  BOM, U+200B), a combining mark or variation selector stripped with the
+  accents. They stay with their base character instead of falling outside every
+  span (``Zoe\u0308`` is one word, not ``Zoe`` plus a stray mark);
+* **grapheme clusters**: an emoji ZWJ sequence or a letter with combining marks
+  is one user-perceived character, so no span boundary falls inside it;
+* **several tokens on one character**: NFKD can expand one character into
+  several tokens with identical offsets (``㍿`` -> 株式会社); the unit takes the
+  first token's prediction, so spans never overlap or repeat.
 
-* full-width ASCII U+FF01-FF5E becomes half-width; other compatibility forms are
-  NFKC-folded when the fold is a single character (``①`` stays one character);
-* letters are lower-cased and accents stripped (the Chinese BERT vocabulary is
-  uncased), again only when the result is one character;
-* typographic punctuation the Chinese BERT vocabulary lacks (curly quotes, em
-  and en dashes, the ellipsis) maps to its ASCII counterpart (``PUNCT_MAP``);
-  without this, every ``“`` and ``”`` of People's Daily becomes ``[UNK]``;
-* control and format characters (Unicode category ``C*``: NUL, zero-width joiner,
-  BOM, private use, unassigned) and lone combining marks are removed;
-* every run of whitespace (including U+3000 and NBSP) becomes one ASCII space that
-  maps to the whole run; leading and trailing whitespace is dropped.
+Offsets are Python code points, end exclusive: ``text[start:end]`` is the span.
 """
 from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
-from functools import lru_cache
+from typing import Sequence
 
-__all__ = ["NormalizedText", "normalize", "normalize_char", "is_cjk", "char_units"]
+import regex
 
+__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "token_units"]
 
-def _is_whitespace(ch: str) -> bool:
-    return ch.isspace() or unicodedata.category(ch) == "Zs"
+#: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own
+HAN_RANGES = (
+    (0x4E00, 0x9FFF),
+    (0x3400, 0x4DBF),
+    (0x20000, 0x2A6DF),
+    (0x2A700, 0x2CEAF),
+    (0x2CEB0, 0x2EBEF),
+    (0x30000, 0x3134F),
+    (0xF900, 0xFAFF),
+    (0x2F800, 0x2FA1F),
+)
+
+_CLUSTER = regex.compile(r"\X")
 
 
 def is_cjk(ch: str) -> bool:
     """True for a Han ideograph (the blocks BERT's tokenizer splits one by one)."""
     cp = ord(ch)
-    return (
-        0x4E00 <= cp <= 0x9FFF
-        or 0x3400 <= cp <= 0x4DBF
-        or 0x20000 <= cp <= 0x2A6DF
-        or 0x2A700 <= cp <= 0x2CEAF
-        or 0x2CEB0 <= cp <= 0x2EBEF
-        or 0x30000 <= cp <= 0x3134F
-        or 0xF900 <= cp <= 0xFAFF
-        or 0x2F800 <= cp <= 0x2FA1F
-    )
+    return any(a <= cp <= b for a, b in HAN_RANGES)
 
 
-PUNCT_MAP = {
-    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
-    "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
-    "\u2014": "-", "\u2013": "-", "\u2015": "-", "\u2012": "-",
-    "\u2026": ".",
-}
-
-
-@lru_cache(maxsize=65536)
-def normalize_char(ch: str) -> str:
-    """Normalise one non-whitespace character to zero or one character."""
-    cp = ord(ch)
-    if ch == "\ufffd" or unicodedata.category(ch).startswith("C"):
-        return ""
-    if ch in PUNCT_MAP:
-        return PUNCT_MAP[ch]
-    if 0xFF01 <= cp <= 0xFF5E:
-        ch = chr(cp - 0xFEE0)
-    elif cp > 0x7F:
-        folded = unicodedata.normalize("NFKC", ch)
-        if len(folded) == 1 and not _is_whitespace(folded):
-            ch = folded
-    lowered = ch.lower()
-    if len(lowered) == 1:
-        ch = lowered
-    if ord(ch) > 0x7F:
-        stripped = "".join(c for c in unicodedata.normalize("NFD", ch) if unicodedata.category(c) != "Mn")
-        if len(stripped) == 1:
-            ch = stripped
-        elif not stripped:  # a lone combining mark or variation selector
-            return ""
-    if unicodedata.category(ch).startswith("C"):
-        return ""
-    return ch
+def is_space(ch: str) -> bool:
+    """Whitespace as the tokenizer's normaliser treats it (``str.isspace`` or ``Zs``)."""
+    return ch.isspace() or unicodedata.category(ch) == "Zs"
 
 
 @dataclass(frozen=True)
-class NormalizedText:
-    """A normalised string plus, per normalised character, its source span."""
+class Unit:
+    """A run of the original text that predictions treat as one character.
 
-    original: str
-    text: str
-    starts: tuple[int, ...]
-    ends: tuple[int, ...]
-
-    def original_span(self, start: int, end: int) -> tuple[int, int]:
-        """Map a normalised span ``[start, end)`` to the original string."""
-        if not 0 <= start <= end <= len(self.text):
-            raise IndexError(f"span ({start}, {end}) outside normalised text of length {len(self.text)}")
-        if start == end:
-            pos = self.starts[start] if start < len(self.starts) else len(self.original)
-            return pos, pos
-        return self.starts[start], self.ends[end - 1]
-
-    def __len__(self) -> int:
-        return len(self.text)
-
-
-def normalize(text: str) -> NormalizedText:
-    """Normalise ``text`` for a Chinese BERT vocabulary, keeping exact offsets."""
-    if not isinstance(text, str):
-        raise TypeError(f"expected str, got {type(text).__name__}")
-    out: list[str] = []
-    starts: list[int] = []
-    ends: list[int] = []
-    ws_start = -1  # start of the current whitespace run, -1 when not in one
-    for i, ch in enumerate(text):
-        if _is_whitespace(ch):
-            if ws_start < 0:
-                ws_start = i
-            continue
-        norm = normalize_char(ch)
-        if not norm:
-            continue  # removed characters do not end a whitespace run
-        if ws_start >= 0:
-            if out:  # collapse the run into one space; leading runs vanish
-                out.append(" ")
-                starts.append(ws_start)
-                ends.append(i)
-            ws_start = -1
-        out.append(norm)
-        starts.append(i)
-        ends.append(i + 1)
-    # a trailing whitespace run is dropped
-    if out and ws_start >= 0 and out[-1] == " ":  # pragma: no cover - defensive
-        out.pop(), starts.pop(), ends.pop()
-    return NormalizedText(text, "".join(out), tuple(starts), tuple(ends))
-
-
-def char_units(text: str) -> list[tuple[str, int, int]]:
-    """The normalised non-space characters of ``text`` with original offsets.
-
-    These are the units of zhbert's character-level heads (segmentation, NER):
-    one unit per visible original character, in order.
+    ``token`` is the index of the first token inside it, ``-1`` for a unit no
+    token covers (only when it has no neighbour to join, e.g. a text of control
+    characters alone).
     """
-    norm = normalize(text)
-    return [
-        (c, norm.starts[i], norm.ends[i])
-        for i, c in enumerate(norm.text)
-        if c != " "
-    ]
+
+    start: int
+    end: int
+    token: int
+
+
+def _pieces(text: str) -> list[tuple[int, int]]:
+    """Grapheme clusters, cut further so that whitespace is never inside a piece and is dropped."""
+    out = []
+    for m in _CLUSTER.finditer(text):
+        a, b = m.span()
+        run = -1
+        for i in range(a, b):
+            if is_space(text[i]):
+                if run >= 0:
+                    out.append((run, i))
+                run = -1
+            elif run < 0:
+                run = i
+        if run >= 0:
+            out.append((run, b))
+    return out
+
+
+def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[Unit]:
+    """Units of ``text`` for tokens with ``offsets``: every non-whitespace character is
+    in exactly one unit, units never contain whitespace, and no unit boundary cuts a
+    grapheme cluster, a token or (with ``word_ids``, the pre-tokeniser's words) a word:
+    the word pieces of ``Mourinho`` form one unit, so no span ends inside the name."""
+    pieces = _pieces(text)
+    if not pieces:
+        return []
+    piece_of = [-1] * (len(text) + 1)
+    for k, (a, b) in enumerate(pieces):
+        for i in range(a, b):
+            piece_of[i] = k
+    # a token spanning several pieces (a Latin word piece such as "iphone") joins them
+    joined = [False] * len(pieces)  # joined[k]: piece k and k+1 are one unit
+    first_token = [-1] * len(pieces)
+    ranges = list(offsets)
+    if word_ids is not None:  # a word's range covers all of its pieces
+        words: dict[int, list[int]] = {}
+        for (s, e), w in zip(offsets, word_ids):
+            if w >= 0:
+                r = words.setdefault(w, [s, e])
+                r[0], r[1] = min(r[0], s), max(r[1], e)
+        ranges += [tuple(r) for r in words.values()]
+    for t, (s, e) in enumerate(ranges):
+        ks = [piece_of[i] for i in range(s, max(e, s + 1)) if i < len(text) and piece_of[i] >= 0]
+        if not ks:
+            continue
+        for k in range(min(ks), max(ks)):
+            joined[k] = True
+        if t < len(offsets) and first_token[ks[0]] < 0:
+            first_token[ks[0]] = t
+    units: list[list[int]] = []  # [start, end, token]
+    for k, (a, b) in enumerate(pieces):
+        if k and joined[k - 1]:
+            units[-1][1] = b
+            if units[-1][2] < 0:
+                units[-1][2] = first_token[k]
+        else:
+            units.append([a, b, first_token[k]])
+    # characters no token covers join the adjacent unit before them, else the one after
+    merged: list[list[int]] = []
+    for u in units:
+        if merged and merged[-1][1] == u[0] and (u[2] < 0 or merged[-1][2] < 0):
+            merged[-1][1] = u[1]
+            if merged[-1][2] < 0:
+                merged[-1][2] = u[2]
+        else:
+            merged.append(u)
+    return [Unit(a, b, t) for a, b, t in merged]

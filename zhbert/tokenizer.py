@@ -1,43 +1,113 @@
-"""The zhbert tokenizer: a plain ``BertTokenizerFast`` plus offset-exact encoding.
+"""The zhbert tokenizer: a WordPiece ``tokenizers`` pipeline that owns its normalisation.
 
-The tokenizer object itself is stock transformers (it loads with ``AutoTokenizer``
-from any saved zhbert model folder). What zhbert adds is the path around it:
-``normalize`` (``zhbert.text``) -> pre-tokenise into words (each Han character, each
-run of letters/digits, each other symbol) -> WordPiece per word -> offsets mapped
-back to the caller's original string.
+Everything that turns a caller's string into tokens lives in the saved
+``tokenizer.json``, so ``AutoTokenizer``, every ``transformers.pipeline`` and
+zhbert read a text identically, and token offsets point into the caller's
+original string (the ``tokenizers`` normalizers keep that alignment):
 
-Pre-tokenising ourselves keeps an emoji or a rare symbol from turning a whole
-Latin word into ``[UNK]`` (BERT's basic tokenizer glues ``abc123😀`` into one word).
+* normaliser (:func:`zhbert_normalizer`): every whitespace character (U+3000,
+  NBSP, and the separators Python's ``str.isspace`` counts) becomes a space;
+  control, format, private-use and unassigned characters and U+FFFD are removed;
+  curly quotes, dashes and the ellipsis become their ASCII forms (the Chinese
+  BERT vocabulary lacks them: every ``“`` of People's Daily was ``[UNK]``);
+  NFKD then accents stripped, lower-cased, NFC (full-width ``ＡＢＣ１２３，`` ->
+  ``abc123,``; NFC recomposes Hangul so a syllable stays one token);
+* pre-tokeniser (:func:`zhbert_pre_tokenizer`): split on whitespace, then each Han
+  character and each symbol is a word of its own and letters/digits form runs
+  (BERT's own pre-tokeniser glues ``abc123😀`` into one word, which is ``[UNK]``);
+* WordPiece over the 21,128-entry Chinese BERT vocabulary.
 
-Transformers 5 trap: ``BertTokenizerFast(vocab_file=...)`` ignores the file and
-builds a 5-token vocabulary, so we always build from a ``vocab`` dict.
+A checkpoint from elsewhere keeps its own tokenizer (plain transformers reads it
+so); a model folder that older zhbert trained on its Python-side normalisation is
+converted on load (:func:`load_tokenizer`), so those models keep working.
+
+Transformers 5 traps handled here: ``BertTokenizerFast(vocab_file=...)`` ignores
+the file (5-token vocabulary), and ``tokenizer_class: BertTokenizer`` makes
+``AutoTokenizer`` rebuild the stock ``BertNormalizer``, discarding ours; so we
+save the generic fast-tokenizer class, which loads ``tokenizer.json`` as it is.
 """
 from __future__ import annotations
 
+import json
 import os
+import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from transformers import BertTokenizerFast, PreTrainedTokenizerBase
+from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+from transformers import PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from .errors import DataFormatError, ModelLoadError
-from .text import NormalizedText, is_cjk, normalize
+from .text import HAN_RANGES
 
 RESOURCES = Path(__file__).parent / "resources"
 DEFAULT_VOCAB = RESOURCES / "vocab.txt"
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+MODEL_INPUT_NAMES = ["input_ids", "token_type_ids", "attention_mask"]
+#: the name recorded with every model whose tokenizer carries :func:`zhbert_normalizer`
+NORMALIZER_NAME = "zhbert-1"
 
 __all__ = [
     "DEFAULT_VOCAB",
+    "NORMALIZER_NAME",
     "Encoding",
     "build_tokenizer",
+    "convert_tokenizer",
+    "has_zhbert_normalizer",
     "load_tokenizer",
+    "normalizer_name",
+    "save_tokenizer",
     "read_vocab",
-    "pre_tokenize",
     "encode",
     "unk_rate",
+    "check_unk_rate",
+    "zhbert_normalizer",
+    "zhbert_pre_tokenizer",
 ]
+
+# typographic punctuation the Chinese BERT vocabulary lacks -> its ASCII counterpart
+_PUNCT_GROUPS = {
+    '"': "\u201c\u201d\u201e\u201f",
+    "'": "\u2018\u2019\u201a\u201b",
+    "-": "\u2014\u2013\u2015\u2012",
+    ".": "\u2026",
+}
+
+
+def _char_class(chars: Iterable[str]) -> str:
+    return "[" + "".join(f"\\x{{{ord(c):X}}}" for c in sorted(chars)) + "]"
+
+
+@lru_cache(maxsize=1)
+def _whitespace_chars() -> tuple[str, ...]:
+    """Python's whitespace (``str.isspace``, which includes U+001C-001F) plus ``Zs``."""
+    return tuple(
+        chr(c) for c in range(0x110000)
+        if not 0xD800 <= c <= 0xDFFF and (chr(c).isspace() or unicodedata.category(chr(c)) == "Zs")
+    )
+
+
+def zhbert_normalizer() -> normalizers.Normalizer:
+    """zhbert's normalisation as a ``tokenizers`` normaliser (see the module docstring)."""
+    steps = [
+        # whitespace first: tabs and newlines are control characters too
+        normalizers.Replace(Regex(_char_class(_whitespace_chars())), " "),
+        normalizers.Replace(Regex(r"[\p{Cc}\p{Cf}\p{Co}\p{Cn}\x{FFFD}]"), ""),
+    ]
+    steps += [normalizers.Replace(Regex(_char_class(src)), dst) for dst, src in _PUNCT_GROUPS.items()]
+    steps += [normalizers.NFKD(), normalizers.StripAccents(), normalizers.Lowercase(), normalizers.NFC()]
+    return normalizers.Sequence(steps)
+
+
+def zhbert_pre_tokenizer() -> pre_tokenizers.PreTokenizer:
+    """Whitespace splits words; each Han character and each symbol is a word; letters/digits form runs."""
+    han = "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in HAN_RANGES)
+    return pre_tokenizers.Sequence([
+        pre_tokenizers.WhitespaceSplit(),
+        pre_tokenizers.Split(Regex(f"[{han}]|[^\\p{{L}}\\p{{N}}]"), behavior="isolated"),
+    ])
 
 
 def read_vocab(path: str | os.PathLike) -> list[str]:
@@ -62,22 +132,104 @@ def read_vocab(path: str | os.PathLike) -> list[str]:
     return tokens
 
 
-def build_tokenizer(vocab: str | os.PathLike | Sequence[str] | None = None) -> BertTokenizerFast:
-    """A standard uncased Chinese ``BertTokenizerFast`` over ``vocab`` (path or list)."""
+def build_tokenizer(vocab: str | os.PathLike | Sequence[str] | None = None, model_max_length: int = 512) -> PreTrainedTokenizerFast:
+    """zhbert's fast tokenizer over ``vocab`` (a path or a token list in id order)."""
     if vocab is None:
         vocab = DEFAULT_VOCAB
     tokens = read_vocab(vocab) if isinstance(vocab, (str, os.PathLike)) else list(vocab)
-    return BertTokenizerFast(
-        vocab={t: i for i, t in enumerate(tokens)},
-        do_lower_case=True,
-        tokenize_chinese_chars=True,
-        strip_accents=None,
-        model_max_length=512,
+    ids = {t: i for i, t in enumerate(tokens)}
+    missing = [t for t in SPECIAL_TOKENS if t not in ids]
+    if missing:
+        raise ValueError(f"vocabulary lacks special tokens {missing}")
+    backend = Tokenizer(models.WordPiece(vocab=ids, unk_token="[UNK]", continuing_subword_prefix="##", max_input_chars_per_word=100))
+    backend.normalizer = zhbert_normalizer()
+    backend.pre_tokenizer = zhbert_pre_tokenizer()
+    backend.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]",
+        pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", ids["[CLS]"]), ("[SEP]", ids["[SEP]"])],
+    )
+    backend.decoder = decoders.WordPiece(prefix="##")
+    return PreTrainedTokenizerFast(
+        tokenizer_object=backend,
+        unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+        model_max_length=model_max_length,
+        model_input_names=list(MODEL_INPUT_NAMES),
+        padding_side="right",
     )
 
 
+def _pipeline_json(tokenizer: PreTrainedTokenizerBase) -> dict:
+    return json.loads(tokenizer.backend_tokenizer.to_str())
+
+
+def has_zhbert_normalizer(tokenizer: PreTrainedTokenizerBase) -> bool:
+    """True when the tokenizer normalises and pre-tokenises exactly as zhbert's does."""
+    if not getattr(tokenizer, "is_fast", False):
+        return False
+    doc = _pipeline_json(tokenizer)
+    norm, pre = _our_pipeline_json()
+    return doc.get("normalizer") == norm and doc.get("pre_tokenizer") == pre
+
+
+@lru_cache(maxsize=1)
+def _our_pipeline_json() -> tuple[dict, dict]:
+    t = Tokenizer(models.WordPiece(vocab={"[UNK]": 0}, unk_token="[UNK]"))
+    t.normalizer, t.pre_tokenizer = zhbert_normalizer(), zhbert_pre_tokenizer()
+    doc = json.loads(t.to_str())
+    return doc["normalizer"], doc["pre_tokenizer"]
+
+
+def normalizer_name(tokenizer: PreTrainedTokenizerBase) -> str:
+    """What ``zhbert_encoder.normalizer`` records for this tokenizer."""
+    return NORMALIZER_NAME if has_zhbert_normalizer(tokenizer) else "tokenizer"
+
+
+def convert_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizerFast:
+    """The same vocabulary behind zhbert's normaliser and pre-tokeniser.
+
+    For model folders that older zhbert versions trained on text normalised in
+    Python: their saved tokenizer was a stock ``BertTokenizer`` that knew nothing
+    of it, so plain transformers read ``，“１９`` differently from training.
+    """
+    vocab = tokenizer.get_vocab()
+    tokens = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])]
+    if [vocab[t] for t in tokens] != list(range(len(tokens))):
+        raise ModelLoadError("the tokenizer's vocabulary ids are not 0..N-1; cannot convert it")
+    return build_tokenizer(tokens, model_max_length=min(int(tokenizer.model_max_length or 512), 10**6))
+
+
+def save_tokenizer(tokenizer: PreTrainedTokenizerBase, path: str | os.PathLike) -> None:
+    """``save_pretrained`` plus the config keys that keep ``AutoTokenizer`` from rebuilding the pipeline."""
+    path = Path(path)
+    tokenizer.save_pretrained(str(path))
+    cfg_file = path / "tokenizer_config.json"
+    if has_zhbert_normalizer(tokenizer) and cfg_file.is_file():
+        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+        cfg["tokenizer_class"] = "PreTrainedTokenizerFast"
+        cfg["model_input_names"] = list(MODEL_INPUT_NAMES)
+        for key in ("do_lower_case", "strip_accents", "tokenize_chinese_chars", "is_local", "local_files_only"):
+            cfg.pop(key, None)
+        cfg_file.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _trained_on_zhbert_normalisation(path: Path) -> bool:
+    """A folder older zhbert made: zhbert settings in config.json but no ``zhbert_encoder`` record."""
+    try:
+        config = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(config, dict) or "zhbert_encoder" in config:
+        return False
+    return "zhbert_head" in config or (path / "zhbert_pretrain.json").is_file()
+
+
 def load_tokenizer(path: str | os.PathLike) -> PreTrainedTokenizerBase:
-    """Load the tokenizer saved in a model folder (no remote code, local files only)."""
+    """Load the tokenizer saved in a model folder (local files only, never remote code).
+
+    Folders made by older zhbert versions get zhbert's normaliser (see
+    :func:`convert_tokenizer`); every other folder's tokenizer is used as saved.
+    """
     from transformers import AutoTokenizer
 
     path = Path(path)
@@ -85,28 +237,15 @@ def load_tokenizer(path: str | os.PathLike) -> PreTrainedTokenizerBase:
         raise ModelLoadError(f"{path}: not a directory with a saved tokenizer")
     if not any((path / f).is_file() for f in ("tokenizer.json", "vocab.txt")):
         raise ModelLoadError(f"{path}: no tokenizer.json or vocab.txt in the folder")
-    return AutoTokenizer.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
-
-
-def pre_tokenize(text: str) -> list[tuple[int, int]]:
-    """Split a *normalised* string into word spans: Han chars, alnum runs, symbols."""
-    spans: list[tuple[int, int]] = []
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == " ":
-            i += 1
-            continue
-        if ch.isalnum() and not is_cjk(ch):
-            j = i + 1
-            while j < n and text[j].isalnum() and not is_cjk(text[j]):
-                j += 1
-            spans.append((i, j))
-            i = j
-        else:
-            spans.append((i, i + 1))
-            i += 1
-    return spans
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+    except Exception as e:  # a truncated tokenizer.json, a broken tokenizer_config.json, ...
+        raise ModelLoadError(f"{path}: cannot load the tokenizer ({type(e).__name__}: {str(e)[:200]})") from None
+    if not getattr(tokenizer, "is_fast", False):
+        raise ModelLoadError(f"{path}: zhbert needs a fast tokenizer (tokenizer.json); this folder gives {type(tokenizer).__name__}")
+    if _trained_on_zhbert_normalisation(path) and not has_zhbert_normalizer(tokenizer):
+        tokenizer = convert_tokenizer(tokenizer)
+    return tokenizer
 
 
 @dataclass(frozen=True)
@@ -118,7 +257,6 @@ class Encoding:
     tokens: tuple[str, ...]
     offsets: tuple[tuple[int, int], ...]
     word_ids: tuple[int, ...]  # index of the pre-tokenised word each token belongs to
-    normalized: NormalizedText
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -128,44 +266,22 @@ def encode(tokenizer: PreTrainedTokenizerBase, texts: str | Iterable[str]) -> En
     """Tokenise one text or a list, offsets into the original strings, no truncation."""
     single = isinstance(texts, str)
     batch = [texts] if single else list(texts)
-    normed = [normalize(t) for t in batch]
-    spans = [pre_tokenize(n.text) for n in normed]
-    words = [[n.text[s:e] for s, e in sp] for n, sp in zip(normed, spans)]
-    out: list[Encoding] = []
-    nonempty = [i for i, w in enumerate(words) if w]
-    enc = (
-        tokenizer(
-            [words[i] for i in nonempty],
-            is_split_into_words=True,
-            add_special_tokens=False,
-            return_offsets_mapping=True,
-            truncation=False,
-            verbose=False,
+    for i, t in enumerate(batch):
+        if not isinstance(t, str):
+            raise TypeError(f"texts[{i}]: expected str, got {type(t).__name__}")
+    if not batch:
+        return []
+    enc = tokenizer(batch, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)
+    out = [
+        Encoding(
+            text,
+            tuple(e.ids),
+            tuple(e.tokens),
+            tuple(tuple(o) for o in e.offsets),
+            tuple(-1 if w is None else w for w in e.word_ids),
         )
-        if nonempty
-        else None
-    )
-    row = {i: k for k, i in enumerate(nonempty)}
-    for i, (norm, sp) in enumerate(zip(normed, spans)):
-        if i not in row:
-            out.append(Encoding(norm.original, (), (), (), (), norm))
-            continue
-        e = enc[row[i]]
-        ids, wids = e.ids, e.word_ids
-        offsets = []
-        for (s, t), w in zip(e.offsets, wids):
-            ws = sp[w][0]
-            offsets.append(norm.original_span(ws + s, ws + t))
-        out.append(
-            Encoding(
-                norm.original,
-                tuple(ids),
-                tuple(e.tokens),
-                tuple(offsets),
-                tuple(wids),
-                norm,
-            )
-        )
+        for text, e in zip(batch, enc.encodings)
+    ]
     return out[0] if single else out
 
 
@@ -189,3 +305,26 @@ def unk_rate(tokenizer: PreTrainedTokenizerBase, texts: Iterable[str], batch_siz
     if buf:
         flush()
     return (n_unk / n_tok if n_tok else 0.0), n_unk, n_tok
+
+
+#: above this share of [UNK] tokens, training stops unless the caller overrides it
+MAX_UNK_RATE = 0.05
+
+
+def check_unk_rate(tokenizer: PreTrainedTokenizerBase, texts: Iterable[str], what: str, limit: float = MAX_UNK_RATE,
+                   sample: int = 2000) -> float:
+    """Refuse to train on text the vocabulary cannot read (an English WordPiece vocabulary
+    turns 62.7% of Chinese into ``[UNK]``); returns the measured rate of the first ``sample`` texts."""
+    head = []
+    for t in texts:
+        head.append(t)
+        if len(head) >= sample:
+            break
+    rate, n_unk, n_tok = unk_rate(tokenizer, head)
+    if rate > limit:
+        raise ValueError(
+            f"{what}: {rate:.1%} of tokens ({n_unk:,} of {n_tok:,} in the first {len(head):,} texts) are [UNK] "
+            f"under this vocabulary (limit {limit:.0%}): use a vocabulary that covers the text (zhbert's default "
+            "Chinese vocabulary, or the encoder's own), or pass --max-unk-rate 1 to train anyway"
+        )
+    return rate

@@ -31,12 +31,13 @@ class HeadConfig:
     crf: bool = False  # token heads: linear-chain CRF with constrained decoding
     mode: str = "finetune"  # finetune | frozen (feature-based: encoder never updated)
     representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
-    window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the model's max positions
+    window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the encoder's pretraining length
     stride: int | None = None  # tokens between window starts; default half the window body
     window_pool: str = "mean"  # sequence heads: how window vectors combine (mean | mean-max)
     pair_encoding: str = "cross"  # pair heads: cross ([CLS] a [SEP] b [SEP]) | bi (encode separately)
     thresholds: list[float] | None = None  # multi-label decision thresholds (tuned on dev)
     truncate: bool = False  # cut inputs to one window instead of windowing (only when asked)
+    allow_untrained_positions: bool = False  # let a window reach past the encoder's pretraining length
 
     def __post_init__(self):
         if self.task not in TASKS:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from ..tags import lenient_spans
+from ..text import token_units
 from ..tokenizer import Encoding, encode
 from ..windows import owners
 from .inputs import TaskCollator, window_size
@@ -78,16 +79,32 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     return out
 
 
-def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False) -> list[tuple]:
+def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at_space: bool | None = None) -> list[tuple]:
     """Tagged spans as ``(type, start, end)`` character offsets into the original text;
-    with ``with_scores``, ``(type, start, end, mean tag probability over the span)``."""
-    offsets = pred.encoding.offsets
+    with ``with_scores``, ``(type, start, end, mean tag probability over the span)``.
+
+    Spans are built over :func:`zhbert.text.token_units`, so they never overlap, never
+    cut a grapheme cluster, and take in characters no token covers (combining marks,
+    ZWJ, control characters). ``split_at_space`` (default: for the BMES schemes of
+    segmentation) ends a span at every whitespace gap: a word never contains whitespace.
+    """
+    if split_at_space is None:
+        split_at_space = scheme.startswith("BMES")
+    units = [u for u in token_units(pred.encoding.text, pred.encoding.offsets, pred.encoding.word_ids) if u.token < len(pred.tags)]
+    outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
+    tags = [pred.tags[u.token] if u.token >= 0 else outside for u in units]
+    scores = [pred.scores[u.token] if u.token >= 0 and pred.scores else 1.0 for u in units]
     out = []
-    for t, s, e in lenient_spans(list(pred.tags), scheme):
-        span = (t, offsets[s][0], offsets[e - 1][1])
-        if with_scores:
-            span += (sum(pred.scores[s:e]) / (e - s),)
-        out.append(span)
+    for t, s, e in lenient_spans(tags, scheme):
+        pieces = [(s, e)]
+        if split_at_space:
+            cuts = [k for k in range(s + 1, e) if units[k].start > units[k - 1].end]
+            pieces = [(a, b) for a, b in zip([s, *cuts], [*cuts, e])]
+        for a, b in pieces:
+            span = (t, units[a].start, units[b - 1].end)
+            if with_scores:
+                span += (sum(scores[a:b]) / (b - a),)
+            out.append(span)
     return out
 
 

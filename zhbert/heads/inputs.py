@@ -14,6 +14,7 @@ from typing import Any
 
 import torch
 
+from ..encoder_info import trained_length
 from ..windows import windows
 from .config import HeadConfig
 
@@ -21,11 +22,19 @@ __all__ = ["TaskCollator", "window_size", "token_tags_from_chars"]
 
 
 def window_size(head: HeadConfig, config) -> int:
-    """Tokens per window including [CLS]/[SEP]."""
+    """Tokens per window including [CLS]/[SEP]: by default the length the encoder was
+    pretrained on (``zhbert.encoder_info``); a longer window only when the head allows it."""
     limit = config.max_position_embeddings
-    size = head.window or limit
+    trained = trained_length(config)
+    size = head.window or trained
     if size > limit:
         raise ValueError(f"window {size} exceeds the model's {limit} positions")
+    if size > trained and not head.allow_untrained_positions:
+        raise ValueError(
+            f"window {size} reads positions {trained}-{size - 1}, which the encoder never trained on "
+            f"(it was pretrained on {trained}-token sequences): use window <= {trained}, or set "
+            "allow_untrained_positions=True to accept untrained positions"
+        )
     return size
 
 

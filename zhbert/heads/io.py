@@ -11,7 +11,9 @@ from pathlib import Path
 
 import torch
 
+from ..encoder_info import record_encoder, trained_length
 from ..errors import ModelLoadError
+from ..tokenizer import normalizer_name, save_tokenizer
 from .config import HeadConfig
 from .model import ZhBertForTask, stock_architecture
 
@@ -27,9 +29,9 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
     from transformers import BertConfig
 
     path = _check_folder(encoder)
-    config = BertConfig.from_pretrained(str(path), local_files_only=True)
+    config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     config.zhbert_head = head.to_dict()
-    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, output_loading_info=True, dtype=torch.float32)
+    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32)
     encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
@@ -49,9 +51,12 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
     model.config.problem_type = (
         "regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification"
     ) if h.task != "token" else None
+    # what the encoder saw in pretraining travels with every head; the record also tells
+    # load_tokenizer that this folder's tokenizer is authoritative (not an older zhbert folder)
+    record_encoder(model.config, trained_length(model.config), normalizer_name(tokenizer) if tokenizer is not None else "tokenizer")
     model.save_pretrained(str(path))
     if tokenizer is not None:
-        tokenizer.save_pretrained(str(path))
+        save_tokenizer(tokenizer, path)
     return path
 
 
@@ -90,11 +95,11 @@ def load_head(path: str | Path) -> ZhBertForTask:
     from transformers import BertConfig
 
     path = _check_folder(path)
-    config = BertConfig.from_pretrained(str(path), local_files_only=True)
+    config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     if not getattr(config, "zhbert_head", None):
         raise _error(path / "config.json", "no 'zhbert_head' settings: this is not a zhbert task model")
     try:
-        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, dtype=torch.float32)
+        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
     except Exception as e:  # e.g. a tensor cut short inside the file
         raise _error(path / "model.safetensors", f"cannot load weights ({e})") from None
     return model.eval()

@@ -19,7 +19,8 @@ import torch
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..masking import MaskingConfig, get_masker
-from ..tokenizer import build_tokenizer, load_tokenizer
+from ..encoder_info import record_encoder, trained_length
+from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
 from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, save_portable_corpus
@@ -59,6 +60,7 @@ class PretrainConfig:
     # position embeddings: auto = sinusoidal from scratch, the checkpoint's own with init;
     # sinusoidal = overwrite (also with init); normal = BERT's N(0, 0.02) from scratch (see positions.py)
     position_init: str = "auto"
+    max_unk_rate: float = 0.05  # stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 = off
 
 
 class _EpochSetter(TrainerCallback):
@@ -93,11 +95,11 @@ def load_init_model(init: str, nsp: bool = False):
     path = Path(init)
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"{path}: not a model folder (config.json is missing)")
-    config = AutoConfig.from_pretrained(str(path), local_files_only=True)
+    config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     if config.model_type != "bert":
         raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
     cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
-    model, info = cls.from_pretrained(str(path), local_files_only=True, output_loading_info=True, dtype=torch.float32)
+    model, info = cls.from_pretrained(str(path), local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32)
     if info.get("missing_keys"):
         logger.warning("initialised fresh (not in %s): %s", path, sorted(info["missing_keys"]))
     if info.get("unexpected_keys"):
@@ -159,6 +161,8 @@ def _prepared_corpus(cfg: PretrainConfig, tokenizer):
         corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
         if cfg.max_docs:
             corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+        sample = corpus.select(range(min(2000, len(corpus))))["text"]
+        check_unk_rate(tokenizer, sample, f"corpus {', '.join(cfg.corpus)}", limit=cfg.max_unk_rate)
         return prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
     if cfg.max_docs:
         prepared = prepared.select(range(min(cfg.max_docs, len(prepared))))
@@ -192,6 +196,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
     if cfg.init:
         tokenizer = _init_tokenizer(cfg.init)
         model, _ = load_init_model(cfg.init, nsp=cfg.nsp)
+        init_config = model.config.to_dict()
     else:
         tokenizer = build_tokenizer()
         torch.manual_seed(cfg.seed)
@@ -258,8 +263,11 @@ def pretrain(cfg: PretrainConfig) -> Path:
     if trainer.is_world_process_zero():
         model = trainer.model
         model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
+        # the longest sequence this encoder has now been trained on, over every stage
+        seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
+        record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer))
         model.save_pretrained(final)
-        tokenizer.save_pretrained(final)
+        save_tokenizer(tokenizer, final)
         (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
         if (out / "loss_log.jsonl").is_file():
             _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png")

@@ -47,6 +47,8 @@ class RecipeArguments:
     save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})
+    max_unk_rate: float = field(default=0.05, metadata={"help": "stop when more of the training tokens than this are [UNK] "
+                                                                 "(the vocabulary cannot read the text); 1 turns the check off"})
 
 
 def run_recipe(main) -> None:
@@ -109,7 +111,22 @@ def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> Non
     if not args.evaluate_only:
         from .finetune import fine_tune
 
-        fine_tune(model, tokenizer, examples(), finetune_config(args))
+        train = examples()
+        check_unk_share(train, tokenizer, args.max_unk_rate)
+        fine_tune(model, tokenizer, train, finetune_config(args))
+
+
+def check_unk_share(examples: list[dict], tokenizer, limit: float) -> float:
+    """Refuse to fine-tune on text the encoder's vocabulary turns into ``[UNK]``."""
+    unk = tokenizer.unk_token_id
+    ids = [i for e in examples for key in ("input_ids", "input_ids_b") for i in e.get(key, ())]
+    rate = sum(i == unk for i in ids) / len(ids) if ids else 0.0
+    if rate > limit:
+        raise ValueError(
+            f"{rate:.1%} of the {len(ids):,} training tokens are [UNK] under this encoder's vocabulary (limit {limit:.0%}): "
+            "the vocabulary cannot read this text; use an encoder with a Chinese vocabulary, or pass --max_unk_rate 1 to train anyway"
+        )
+    return rate
 
 
 def _encoder_path(name: str) -> str:

@@ -1,0 +1,44 @@
+"""Plain transformers vs zhbert.load on the bundled models: the agreement table for bench/RESULTS.md.
+
+    python bench/agreement.py --n 1000
+
+For each bundled model, N real test inputs (MSRA + People's Daily NER test sentences; PKU test
+lines; SMP2020-EWECT usual test posts; OCNLI dev + LCQMC test pairs; held-out People's Daily
+sentences with one Han character masked), each fitting one window of the encoder's pretraining
+length, go through ``transformers.pipeline`` on the model folder and through ``zhbert.load``.
+See zhbert/agreement.py for what counts as agreeing.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+
+from zhbert.agreement import agreement_inputs, compare
+from zhbert.data.paths import shared_dir
+from zhbert.models_registry import BUNDLED_DIR
+from zhbert.tokenizer import load_tokenizer
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=1000, help="inputs per model")
+    args = ap.parse_args()
+    inputs = agreement_inputs(shared_dir(), args.n, load_tokenizer(BUNDLED_DIR / "base"))
+    rows = []
+    for name in ["ner", "cws", "tagging", "matching", "base"]:
+        t0 = time.time()
+        r = compare(name, BUNDLED_DIR / name, inputs[name])
+        rows.append(r)
+        print(f"{name}: {r.agree}/{r.n} agree, max prob diff {r.max_prob_diff:.1e}, {time.time() - t0:.0f} s", flush=True)
+        for m in r.mismatches:
+            print("   mismatch:", m)
+    print("\n| bundled model | compared as | inputs | agree | max probability difference | note |")
+    print("|---|---|---:|---:|---:|---|")
+    for r in rows:
+        note = f"{r.shared_character_inputs} inputs with a character NFKD splits into several tokens (tags compared)" if r.shared_character_inputs else ""
+        diff = f"{r.max_prob_diff:.1e}" if r.kind in ("sequence", "pair", "fill-mask") else "-"
+        print(f"| {r.model} | {r.kind} | {r.n:,} | {r.agree:,} ({100 * r.rate:.1f}%) | {diff} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

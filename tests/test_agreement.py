@@ -1,0 +1,45 @@
+"""Plain transformers and zhbert.load answer the same on every bundled model (issue: the
+tokenizer owns normalisation). The 1,000-input figure is bench/agreement.py's."""
+import pytest
+
+from zhbert.agreement import agreement_inputs, compare
+from zhbert.models_registry import BUNDLED_DIR
+from zhbert.tokenizer import load_tokenizer
+
+N = 60  # inputs per model: 300 real test inputs in all
+
+
+@pytest.fixture(scope="module")
+def inputs(shared):
+    return agreement_inputs(shared, N, load_tokenizer(BUNDLED_DIR / "base"))
+
+
+@pytest.mark.parametrize("name", ["ner", "cws", "tagging", "matching", "base"])
+def test_pipeline_agrees_with_zhbert_load(name, inputs):
+    result = compare(name, BUNDLED_DIR / name, inputs[name])
+    assert result.n == N
+    assert result.agree == result.n, result.mismatches
+    assert result.max_prob_diff <= 1e-5
+
+
+def test_plain_tokenizer_reads_full_width_punctuation_as_zhbert_does():
+    from transformers import AutoTokenizer, pipeline
+
+    plain = AutoTokenizer.from_pretrained(str(BUNDLED_DIR / "ner"))
+    assert plain.tokenize("，“越秀”１９") == [",", '"', "越", "秀", '"', "19"]  # was ，[UNK]越秀[UNK]１##９
+    text = "到了宋代，河西走廊为西夏所有，敦煌废弃，随着海上通商的兴旺，丝绸之路也就日渐衰落。"
+    ents = pipeline("token-classification", model=str(BUNDLED_DIR / "ner"), aggregation_strategy="simple")(text)
+    assert all("，" not in e["word"] and text[e["start"]:e["end"]] in ("河西走廊", "西夏", "夏", "敦煌", "丝绸之路") for e in ents), ents
+
+
+def test_saved_configs_name_stock_classes_and_load_as_fp32():
+    import json
+
+    from transformers import AutoModel
+
+    for name in ["base", "cws", "ner", "tagging", "matching"]:
+        config = json.loads((BUNDLED_DIR / name / "config.json").read_text(encoding="utf-8"))
+        assert config["architectures"][0] in ("BertForMaskedLM", "BertForTokenClassification", "BertForSequenceClassification"), name
+        assert config["zhbert_encoder"]["normalizer"] == "zhbert-1"
+    assert AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype.is_floating_point
+    assert str(AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype) == "torch.float32"  # stored fp16, runs fp32
