@@ -241,42 +241,63 @@ class MaskedLM:
         return [filled[k] for k in masks]
 
     @torch.no_grad()
-    def features(self, inputs, representation: str = "last", pooled: bool = True):
-        """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token."""
-        from .fusion import LayerFusion
+    def features(self, inputs, representation: str = "last", pooled: bool = True, batch_size: int = 32,
+                 return_tensors: str | None = None):
+        """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token.
 
+        Long texts are cut into overlapping windows of the encoder's pretraining length; the
+        windows of all texts run together in batches of ``batch_size`` rows, and each token's
+        vector comes from its owner window. ``return_tensors="np"``: a ``(N, D)`` array when
+        pooled, else ``{"offsets": [...], "vectors": (T, D) array}`` per text; default: lists.
+        """
+        from .fusion import LayerFusion
+        from .heads.inputs import window_batch
+
+        _check_count("batch_size", batch_size)
+        if return_tensors not in (None, "np"):
+            raise ValueError(f"return_tensors must be None or 'np', got {return_tensors!r}")
         cfg = self.model.config
         fusion = LayerFusion(representation, cfg.num_hidden_layers, cfg.hidden_size)
         if fusion.scalar_mix is not None or fusion.attention is not None:
             raise ValueError(f"{representation} has learned weights: train a head with it instead")
-
         size = self.window - 2
-        cls_id, sep_id = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id
+        tok = self.tokenizer
+        device = next(self.model.parameters()).device
 
         def run(texts):
+            encs = encode(tok, texts)
+            spans = [windows(len(e), size) for e in encs]
+            rows = sorted(((i, w) for i, sp in enumerate(spans) for w in range(len(sp))),
+                          key=lambda r: spans[r[0]][r[1]][1] - spans[r[0]][r[1]][0])  # similar lengths share a batch
+            outputs: dict[tuple[int, int], torch.Tensor] = {}
+            for start in range(0, len(rows), batch_size):
+                chunk = rows[start : start + batch_size]
+                bodies = [encs[i].ids[spans[i][w][0] : spans[i][w][1]] for i, w in chunk]
+                batch = {k: v.to(device) for k, v in window_batch(bodies, tok.cls_token_id, tok.sep_token_id, tok.pad_token_id).items()}
+                hidden = self.model.bert(**batch, output_hidden_states=True).hidden_states
+                fused = fusion(hidden).float().cpu()
+                for r, (i, w) in enumerate(chunk):
+                    outputs[(i, w)] = fused[r, : len(bodies[r]) + 1]  # [CLS] + the window's tokens
             out = []
-            for enc in encode(self.tokenizer, texts):
-                # long texts: overlapping windows, each token's vector from its owner window
-                spans = windows(len(enc), size)
-                own = owners(len(enc), spans)
-                vecs, cls_vecs = [None] * len(enc), []
-                for w, (a, b) in enumerate(spans):
-                    x = torch.tensor([[cls_id, *enc.ids[a:b], sep_id]])
-                    tokens = fusion(self.model.bert(input_ids=x, output_hidden_states=True).hidden_states)[0]
-                    cls_vecs.append(tokens[0])
-                    for k in range(a, b):
-                        if own[k] == w:
-                            vecs[k] = tokens[1 + k - a]
-                if pooled:
-                    if representation == "cls" or not vecs:  # [CLS] averaged over windows; an empty text has only [CLS]
-                        out.append(torch.stack(cls_vecs).mean(0).tolist())
-                    else:
-                        out.append(torch.stack(vecs).mean(0).tolist())
+            for i, enc in enumerate(encs):
+                own = owners(len(enc), spans[i])
+                vecs = [outputs[(i, own[k])][1 + k - spans[i][own[k]][0]] for k in range(len(enc))]
+                cls_vecs = torch.stack([outputs[(i, w)][0] for w in range(len(spans[i]))])
+                if pooled:  # [CLS] averaged over windows; an empty text has only [CLS]
+                    v = cls_vecs.mean(0) if representation == "cls" or not vecs else torch.stack(vecs).mean(0)
+                    out.append(v.numpy() if return_tensors else v.tolist())
+                elif return_tensors:
+                    out.append({"offsets": list(enc.offsets), "vectors": torch.stack(vecs).numpy() if vecs else torch.empty(0, cls_vecs.size(-1)).numpy()})
                 else:
                     out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, vecs)])
             return out
 
-        return _one_or_many(inputs, run)
+        result = _one_or_many(inputs, run)
+        if pooled and return_tensors and isinstance(result, list):  # a list of texts: one (N, D) array
+            import numpy as np
+
+            return np.stack(result) if result else np.empty((0, cfg.hidden_size), dtype=np.float32)
+        return result
 
     __call__ = fill_mask
 

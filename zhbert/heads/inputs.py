@@ -18,7 +18,7 @@ from ..encoder_info import trained_length
 from ..windows import windows
 from .config import HeadConfig
 
-__all__ = ["TaskCollator", "window_size", "token_tags_from_chars"]
+__all__ = ["TaskCollator", "window_batch", "window_size", "token_tags_from_chars"]
 
 
 def window_size(head: HeadConfig, config) -> int:
@@ -43,6 +43,13 @@ def _pad(rows: list[list[int]], value: int) -> torch.Tensor:
     return torch.tensor([r + [value] * (n - len(r)) for r in rows], dtype=torch.long)
 
 
+def window_batch(bodies: list, cls: int, sep: int, pad: int) -> dict[str, torch.Tensor]:
+    """``[CLS] body [SEP]`` per row, right-padded, with its attention mask: the one place
+    window rows become model inputs (heads in training and inference, features, fill-mask)."""
+    ids = [[cls, *body, sep] for body in bodies]
+    return {"input_ids": _pad(ids, pad), "attention_mask": _pad([[1] * len(r) for r in ids], 0)}
+
+
 @dataclass
 class TaskCollator:
     tokenizer: Any
@@ -60,17 +67,12 @@ class TaskCollator:
         return windows(n, self.body, self.stride)
 
     def _single(self, examples: list[dict], key: str = "input_ids") -> dict:
-        ids, index = [], []
+        bodies, index = [], []
         for k, e in enumerate(examples):
             for a, b in self.spans(len(e[key])):
-                ids.append([self.cls] + list(e[key][a:b]) + [self.sep])
+                bodies.append(list(e[key][a:b]))
                 index.append(k)
-        input_ids = _pad(ids, self.pad)
-        return {
-            "input_ids": input_ids,
-            "attention_mask": (input_ids != self.pad).long() if ids else input_ids,
-            "example_index": torch.tensor(index, dtype=torch.long),
-        }
+        return {**window_batch(bodies, self.cls, self.sep, self.pad), "example_index": torch.tensor(index, dtype=torch.long)}
 
     def _cross(self, examples: list[dict]) -> dict:
         ids, types = [], []
@@ -90,15 +92,14 @@ class TaskCollator:
         return {"input_ids": input_ids, "attention_mask": (_pad([[1] * len(r) for r in ids], 0)), "token_type_ids": _pad(types, 0)}
 
     def _tokens(self, examples: list[dict]) -> dict:
-        ids, labels = [], []
+        bodies, labels = [], []
         for e in examples:
             tags = e.get("tags")
             for a, b in self.spans(len(e["input_ids"])):
-                ids.append([self.cls] + list(e["input_ids"][a:b]) + [self.sep])
+                bodies.append(list(e["input_ids"][a:b]))
                 if tags is not None:
                     labels.append([-100] + list(tags[a:b]) + [-100])
-        input_ids = _pad(ids, self.pad)
-        batch = {"input_ids": input_ids, "attention_mask": _pad([[1] * len(r) for r in ids], 0)}
+        batch = window_batch(bodies, self.cls, self.sep, self.pad)
         if labels:
             batch["labels"] = _pad(labels, -100)
         return batch

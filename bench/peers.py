@@ -1,0 +1,178 @@
+"""zhbert's segmenters beside the ones a user can pip install: same test files, same scorer, speed.
+
+    pip install -e ".[peers]"          # pkuseg (built from source: needs a C compiler), thulac, rjieba
+    python bench/peers.py              # PKU test + NLPCC-2016 Weibo dev; prints the table for RESULTS.md
+
+Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
+nothing), plus every bundled zhbert segmenter. Each system segments the raw text of
+each test file (the gold words joined); every result is scored by the same SIGHAN-style
+word P/R/F1 (``zhbert.metrics.word_prf``). Speed: characters per second over the PKU
+test file, measured in a fresh process for each system, once on one thread and once
+on two (two worker processes for the peers, which are single-threaded; two torch
+threads for zhbert). Baidu LAC needs Python 3.8 and paddlepaddle 1.8.5; its figures
+are quoted in RESULTS.md as measured elsewhere.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+TEST_FILES = {
+    "PKU test": ("sighan2005_icwb2", "pku_test_gold.utf8"),
+    "NLPCC-2016 Weibo dev": ("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat"),
+}
+PEERS = {  # name -> (module that must be importable, how it is called)
+    "pkuseg 0.0.25 (default model)": "pkuseg",
+    "THULAC 0.2.2 (seg_only)": "thulac",
+    "snownlp": "snownlp",
+    "jieba 0.42.1 (HMM)": "jieba",
+    "rjieba (jieba-rs)": "rjieba",
+}
+
+
+def _segmenter(system: str):
+    """A function ``list[str] -> list[list[str]]`` for one system."""
+    if system.startswith("zhbert"):
+        import zhbert
+
+        model = zhbert.load(system.split(":", 1)[1])
+        return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
+    module = PEERS[system]
+    if module == "pkuseg":
+        import pkuseg
+
+        seg = pkuseg.pkuseg()
+        return lambda texts: [seg.cut(t) for t in texts]
+    if module == "thulac":
+        import thulac
+
+        seg = thulac.thulac(seg_only=True)
+        return lambda texts: [[w for w, _ in seg.cut(t)] for t in texts]
+    if module == "snownlp":
+        from snownlp import SnowNLP
+
+        return lambda texts: [SnowNLP(t).words for t in texts]
+    if module == "jieba":
+        import logging
+
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        tok = jieba.Tokenizer()
+        tok.initialize()
+        return lambda texts: [list(tok.cut(t, HMM=True)) for t in texts]
+    if module == "rjieba":
+        import rjieba
+
+        return lambda texts: [rjieba.cut(t) for t in texts]
+    raise ValueError(system)
+
+
+def _read(name: str) -> tuple[list[str], list[list[str]]]:
+    from zhbert.data import read_segmented
+    from zhbert.data.paths import shared_dir
+
+    folder, file = TEST_FILES[name]
+    rows = read_segmented(str(shared_dir() / "datasets" / folder / file))
+    return ["".join(w) for w in rows["words"]], [list(w) for w in rows["words"]]
+
+
+def _spell(text: str, words: list[str]) -> list[str]:
+    """Peers drop or alter whitespace; re-cut the original text at their word lengths, spaces removed."""
+    flat = text.replace(" ", "").replace("\u3000", "")
+    out, pos = [], 0
+    for w in words:
+        w = w.replace(" ", "").replace("\u3000", "")
+        if w:
+            out.append(flat[pos : pos + len(w)])
+            pos += len(w)
+    if pos < len(flat):
+        out.append(flat[pos:])
+    return out
+
+
+def worker(system: str, test: str, processes: int) -> dict:
+    """Run in a fresh process: segment one test file, return words and chars/s."""
+    texts, _ = _read(test)
+    if system.startswith("zhbert"):
+        import torch
+
+        torch.set_num_threads(processes)
+    seg = _segmenter(system)
+    seg(texts[:20])  # warm-up: lazy loading, dictionaries, first batches
+    start = time.perf_counter()
+    if processes == 1 or system.startswith("zhbert"):
+        words = seg(texts)
+    else:
+        from multiprocessing import get_context
+
+        half = (len(texts) + 1) // 2
+        with get_context("fork").Pool(processes) as pool:
+            parts = pool.map(_run_chunk, [(system, texts[:half]), (system, texts[half:])])
+        words = parts[0] + parts[1]
+    seconds = time.perf_counter() - start
+    return {"words": [_spell(t, w) for t, w in zip(texts, words)], "chars_per_s": sum(map(len, texts)) / seconds}
+
+
+def _run_chunk(args):
+    system, texts = args
+    return _segmenter(system)(texts)
+
+
+def _measure(system: str, test: str, processes: int) -> dict:
+    env = {**os.environ, "OMP_NUM_THREADS": str(processes), "TOKENIZERS_PARALLELISM": "false"}
+    out = subprocess.run([sys.executable, __file__, "--worker", system, "--test", test, "--processes", str(processes)],
+                         capture_output=True, text=True, env=env, timeout=3600)
+    if out.returncode != 0:
+        raise RuntimeError(f"{system} on {test}: {out.stderr[-1500:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    ap.add_argument("--test", help=argparse.SUPPRESS)
+    ap.add_argument("--processes", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--zhbert", nargs="*", default=None, help="bundled segmenters to include (default: cws, and cws-fast if bundled)")
+    args = ap.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.test, args.processes), ensure_ascii=False))
+        return
+
+    from zhbert.metrics import word_prf
+    from zhbert.models_registry import BUNDLED
+
+    names = args.zhbert if args.zhbert is not None else [n for n in ("cws", "cws-fast") if n in BUNDLED]
+    systems = [f"zhbert:{n}" for n in names]
+    systems += [name for name, module in PEERS.items() if importlib.util.find_spec(module)]
+    missing = [name for name, module in PEERS.items() if not importlib.util.find_spec(module)]
+    gold = {t: _read(t)[1] for t in TEST_FILES}
+    rows = []
+    for system in systems:
+        row = {"system": system.replace("zhbert:", "zhbert `") + ("`" if system.startswith("zhbert") else "")}
+        for test in TEST_FILES:
+            r = _measure(system, test, 1)
+            row[test] = 100 * word_prf(gold[test], r["words"])["f1"]
+            if test == "PKU test":
+                row["1"] = r["chars_per_s"]
+        row["2"] = _measure(system, "PKU test", 2)["chars_per_s"]
+        rows.append(row)
+        print(f"{row['system']}: PKU {row['PKU test']:.2f}, Weibo {row['NLPCC-2016 Weibo dev']:.2f}, "
+              f"{row['1']:,.0f} / {row['2']:,.0f} chars/s", file=sys.stderr, flush=True)
+    print("| system | PKU test word F1 | NLPCC-2016 Weibo dev word F1 | chars/s, 1 thread | chars/s, 2 |")
+    print("|---|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['system']} | {r['PKU test']:.2f} | {r['NLPCC-2016 Weibo dev']:.2f} | {r['1']:,.0f} | {r['2']:,.0f} |")
+    if missing:
+        print(f"\nnot installed, so not measured: {', '.join(missing)}")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    main()
