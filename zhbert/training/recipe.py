@@ -191,11 +191,11 @@ def train_tagger(task: str, default_dataset: str):
     return args, data, model, tokenizer
 
 
-def predict_test_spans(model: ZhBertForTask, tokenizer, data) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
-    """The test texts and the predicted ``(type, start, end)`` character spans of each."""
+def predict_test_spans(model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
+    """The test texts (or ``rows``') and the predicted ``(type, start, end)`` character spans of each."""
     from ..heads import char_spans, predict_tags
 
-    texts = [r["text"] for r in data.test]
+    texts = [r["text"] for r in (data.test if rows is None else rows)]
     preds = predict_tags(model, tokenizer, texts, batch_size=64)
     return texts, [char_spans(p, data.scheme) for p in preds]
 
