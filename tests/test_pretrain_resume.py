@@ -89,3 +89,68 @@ def test_from_scratch_starts_from_sinusoidal_positions(reference):
     pos = reference["bert.embeddings.position_embeddings.weight"]
     cos = torch.nn.functional.cosine_similarity(pos, sinusoidal_table(*pos.shape), dim=1)
     assert cos.min() > 0.95  # 12 steps of training move them only a little
+
+
+def _damage_optimizer(ckpt):
+    data = (ckpt / "optimizer.pt").read_bytes()
+    (ckpt / "optimizer.pt").write_bytes(data[: len(data) // 2])
+
+
+def _zero_weights(ckpt):
+    with open(ckpt / "model.safetensors", "r+b") as f:
+        f.seek(20000)
+        f.write(b"\0" * 4096)
+
+
+@pytest.mark.parametrize("damage", [_damage_optimizer, lambda c: (c / "rng_state.pth").unlink(), _zero_weights],
+                         ids=["truncated-optimizer", "deleted-rng-state", "zeroed-weights"])
+def test_a_damaged_complete_checkpoint_falls_back_to_the_previous_one(corpus_file, tmp_path, reference, damage):
+    r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "10"})
+    assert r.returncode == -9 and (tmp_path / "checkpoint-8" / "zhbert_complete.json").is_file()
+    damage(tmp_path / "checkpoint-8")
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    said = [line for line in r.stderr.splitlines() if "checkpoint-8" in line and "not resuming from it" in line]
+    assert len(said) == 1, r.stderr[-3000:]
+    assert "resuming from" in r.stderr and "checkpoint-4" in r.stderr
+    assert (tmp_path / "damaged-checkpoint-8").is_dir()  # kept for inspection, out of the resume path
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+
+def test_rerunning_a_finished_run_takes_no_extra_step(corpus_file, tmp_path, reference):
+    assert _run(corpus_file, tmp_path).returncode == 0
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert not (tmp_path / "checkpoint-13").exists() and (tmp_path / "checkpoint-12").is_dir()
+    assert "nothing left to train" in r.stderr
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+
+@pytest.mark.parametrize("error, cause", [
+    (OSError(30, "Read-only file system"), "read-only"),
+    (RuntimeError("[enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing file data/0: "
+                  "file write failed / basic_ios::clear: iostream error"), "no space left"),
+])
+def test_storage_failures_end_in_one_line(corpus_file, tmp_path, monkeypatch, error, cause):
+    """A read-only or full output folder: one line naming the folder, the cause and the last complete checkpoint."""
+    from transformers import Trainer
+
+    from zhbert.errors import StorageError
+    from zhbert.training.pretrain import PretrainConfig, pretrain
+
+    calls = {"n": 0}
+    real = Trainer._save_checkpoint
+
+    def failing_save(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] > 1:  # the first checkpoint is written; the second save fails
+            raise error
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Trainer, "_save_checkpoint", failing_save)
+    cfg = PretrainConfig(corpus=[str(corpus_file)], output=str(tmp_path), size="tiny", max_steps=8, save_steps=4,
+                         batch_size=8, num_proc=1, max_length=64)
+    with pytest.raises(StorageError) as info:
+        pretrain(cfg)
+    msg = str(info.value)
+    assert "\n" not in msg and str(tmp_path) in msg and cause in msg and "checkpoint-4" in msg

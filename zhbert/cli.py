@@ -114,9 +114,11 @@ def pretrain(
         user_dict=str(user_dict) if user_dict else None, nsp=nsp, position_init=position_init,
         max_unk_rate=max_unk_rate,
     )
+    from .errors import ZhbertError
+
     try:
         final = run(cfg)
-    except (DataFormatError, FileNotFoundError, ValueError) as e:
+    except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
         _fail(str(e))
     typer.echo(f"saved {final}")
 

@@ -27,6 +27,10 @@ class DataFormatError(ZhbertError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class StorageError(ZhbertError, OSError):
+    """Writing a checkpoint or model failed: read-only folder, full disk, no permission."""
+
+
 class ModelLoadError(ZhbertError, OSError):
     """A model folder is missing, incomplete or corrupted; names the path."""
 

@@ -3,26 +3,40 @@
 Transformers issue #35782: a crash during a save leaves a ``checkpoint-N`` that
 ``resume_from_checkpoint`` picks and then fails on. We mark a checkpoint
 complete only after the Trainer has finished writing it (``on_save`` runs after
-the save), and on resume take the newest checkpoint that carries the marker and
-whose files load; incomplete ones are removed. Keep ``save_total_limit >= 2``
-so the previous complete checkpoint survives while the next is written.
+the save); the marker records the size and SHA-256 of every file in it. On
+resume we take the newest checkpoint whose files all still match their record:
+a truncated ``optimizer.pt``, a deleted ``rng_state.pth`` or bytes zeroed inside
+``model.safetensors`` would otherwise fail every rerun or resume silently to
+different weights. Incomplete checkpoints are removed; damaged complete ones are
+renamed ``damaged-checkpoint-N`` (kept for inspection) and the previous one is
+used, said in one line. Keep ``save_total_limit >= 2`` so the previous complete
+checkpoint survives while the next is written.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import re
 import shutil
+from contextlib import contextmanager
 from pathlib import Path
 
 from transformers import TrainerCallback
+
+from ..errors import StorageError
 
 logger = logging.getLogger("zhbert")
 MARKER = "zhbert_complete.json"
 REQUIRED = ("trainer_state.json", "model.safetensors", "optimizer.pt", "scheduler.pt")
 
-__all__ = ["CompleteCheckpointCallback", "latest_complete_checkpoint", "MARKER"]
+__all__ = ["CompleteCheckpointCallback", "latest_complete_checkpoint", "damage", "checkpoint_step", "MARKER"]
+
+
+def checkpoint_step(ckpt: str | os.PathLike) -> int:
+    """The optimizer step a checkpoint was saved at."""
+    return int(json.loads((Path(ckpt) / "trainer_state.json").read_text())["global_step"])
 
 
 class CompleteCheckpointCallback(TrainerCallback):
@@ -36,12 +50,60 @@ class CompleteCheckpointCallback(TrainerCallback):
         if missing:
             logger.warning("%s: not marked complete, missing %s", ckpt, missing)
             return
+        files = {f.name: _digest(f) for f in sorted(ckpt.iterdir()) if f.is_file() and not f.name.startswith(MARKER)}
         tmp = ckpt / (MARKER + ".tmp")
         with open(tmp, "w") as f:
-            json.dump({"global_step": state.global_step}, f)
+            json.dump({"global_step": state.global_step, "files": files}, f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, ckpt / MARKER)
+
+
+def _digest(path: Path) -> dict:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"size": path.stat().st_size, "sha256": h.hexdigest()}
+
+
+def damage(ckpt: Path) -> str | None:
+    """What changed in a complete checkpoint since it was marked, or None when it is intact."""
+    try:
+        record = json.loads((ckpt / MARKER).read_text())
+    except (OSError, ValueError) as e:
+        return f"unreadable completion marker ({e})"
+    for name, want in (record.get("files") or {}).items():  # markers before this record list no files
+        f = ckpt / name
+        if not f.is_file():
+            return f"{name} is missing"
+        if f.stat().st_size != want["size"]:
+            return f"{name} has {f.stat().st_size:,} bytes, {want['size']:,} when it was saved"
+        if _digest(f)["sha256"] != want["sha256"]:
+            return f"{name} changed since it was saved (SHA-256 differs)"
+    return None
+
+
+@contextmanager
+def storage_errors(output_dir: Path, resume: str | None = None):
+    """A save that fails for a read-only or full disk ends in one line that says so, names the
+    folder and the last complete checkpoint (not a 108-line traceback or ``basic_ios::clear``)."""
+    try:
+        yield
+    except (OSError, RuntimeError) as e:
+        text = str(e)
+        errno_ = getattr(e, "errno", None)
+        if errno_ == 30 or "Read-only file system" in text:
+            cause = "the folder is read-only"
+        elif errno_ == 28 or "No space left" in text or "iostream error" in text or "PytorchStreamWriter" in text:
+            free = shutil.disk_usage(output_dir).free if output_dir.exists() else 0
+            cause = f"no space left on the device ({free / 1e6:,.0f} MB free)"
+        elif isinstance(e, PermissionError) or errno_ == 13:
+            cause = "permission denied"
+        else:
+            raise
+        last = latest_complete_checkpoint(output_dir, clean=False) or resume or "none yet"
+        raise StorageError(f"{output_dir}: cannot save: {cause}; last complete checkpoint: {last}") from None
 
 
 def _loads(ckpt: Path) -> bool:
@@ -68,8 +130,17 @@ def latest_complete_checkpoint(output_dir: str | os.PathLike, clean: bool = True
         if m and d.is_dir():
             ckpts.append((int(m.group(1)), d))
     for _, d in sorted(ckpts, reverse=True):
-        if (d / MARKER).is_file() and all((d / f).is_file() for f in REQUIRED) and _loads(d):
-            return str(d)
+        if (d / MARKER).is_file() and all((d / f).is_file() for f in REQUIRED):
+            problem = damage(d)
+            if problem is None and _loads(d):
+                return str(d)
+            if problem is not None:
+                logger.warning("%s: %s; not resuming from it (kept as damaged-%s), trying the previous complete checkpoint",
+                               d, problem, d.name)
+                if clean:
+                    shutil.rmtree(d.with_name("damaged-" + d.name), ignore_errors=True)
+                    d.rename(d.with_name("damaged-" + d.name))
+                continue
         if clean:
             logger.warning("removing incomplete checkpoint %s (interrupted save)", d)
             shutil.rmtree(d, ignore_errors=True)

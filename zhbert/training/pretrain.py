@@ -21,7 +21,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 from ..masking import MaskingConfig, get_masker
 from ..encoder_info import record_encoder, trained_length
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
-from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, checkpoint_step, latest_complete_checkpoint, storage_errors
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
 from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, save_portable_corpus
 from .positions import init_positions_sinusoidal
@@ -193,6 +193,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
     """Run (or resume) pretraining; returns the folder with the final model."""
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
+    init_config = None
     if cfg.init:
         tokenizer = _init_tokenizer(cfg.init)
         model, _ = load_init_model(cfg.init, nsp=cfg.nsp)
@@ -257,18 +258,28 @@ def pretrain(cfg: PretrainConfig) -> Path:
         resume = holder[0]
     if resume:
         logger.warning("resuming from %s", resume)
-    trainer.train(resume_from_checkpoint=resume)
+    with storage_errors(out, resume):
+        if resume and checkpoint_step(resume) >= cfg.max_steps:
+            # the run had finished: training again would take one step past max_steps
+            from safetensors.torch import load_file
 
-    final = out / "final"
-    if trainer.is_world_process_zero():
-        model = trainer.model
-        model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
-        # the longest sequence this encoder has now been trained on, over every stage
-        seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
-        record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer))
-        model.save_pretrained(final)
-        save_tokenizer(tokenizer, final)
-        (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
-        if (out / "loss_log.jsonl").is_file():
-            _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png")
+            trainer.model.load_state_dict(load_file(str(Path(resume) / "model.safetensors")), strict=False)
+            logger.warning("%s is at step %d of %d: nothing left to train", resume, checkpoint_step(resume), cfg.max_steps)
+        else:
+            trainer.train(resume_from_checkpoint=resume)
+        final = out / "final"
+        if trainer.is_world_process_zero():
+            _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
     return final
+
+
+def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None, blocks, final: Path, out: Path) -> None:
+    model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
+    # the longest sequence this encoder has now been trained on, over every stage
+    seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
+    record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer))
+    model.save_pretrained(final)
+    save_tokenizer(tokenizer, final)
+    (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
+    if (out / "loss_log.jsonl").is_file():
+        _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png")
