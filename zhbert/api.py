@@ -308,6 +308,12 @@ def load(name_or_path: str, device: str | None = None):
     path = resolve_model_path(name_or_path)
     config = read_config(path)
     tokenizer = load_tokenizer(path)
+    rows = config.get("vocab_size")
+    if isinstance(rows, int) and not 0.9 * rows <= len(tokenizer) <= rows:
+        # e.g. a vocab.txt cut short: almost every character would become [UNK] without a word
+        source = "tokenizer.json" if (path / "tokenizer.json").is_file() else "vocab.txt"
+        raise ModelLoadError(f"{path / source}: the tokenizer has {len(tokenizer):,} tokens but the model's embedding "
+                             f"has {rows:,} rows; the vocabulary does not belong to this model (or is truncated)")
     if config.get("zhbert_head"):
         model = load_head(path)
         if device:

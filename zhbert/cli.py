@@ -181,17 +181,25 @@ def _result_json(pred, item, result) -> dict:
     raise TypeError(type(pred).__name__)
 
 
+MAX_PREDICT_LINE = 1_000_000
+
+
 def _read_inputs(file: str, pairs: bool):
     """(line number, text or pair) from a UTF-8 file or stdin, errors naming file:line."""
     from .data.source import decode_utf8, iter_lines, read_text
     from .errors import DataFormatError
 
     name = "<stdin>" if file == "-" else file
+    from .errors import clip
+
     if file == "-":  # the bytes, decoded as strictly as a file: bad UTF-8 is reported with its line
         text = decode_utf8(sys.stdin.buffer.read(), name).replace("\r\n", "\n").replace("\r", "\n")
     else:
         text = read_text(file)
     for lineno, line in iter_lines(name, text):
+        if len(line) > MAX_PREDICT_LINE:  # one text is held in memory whole with all its tokens
+            raise DataFormatError(name, lineno, f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
+                                  f"per line ({clip(line, 40)}); split the text into lines")
         if pairs:
             cols = line.split("\t")
             if len(cols) != 2:
@@ -221,17 +229,27 @@ def predict(
     except (ZhbertError, OSError, ValueError) as e:
         _fail(str(e))
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
+    bad: list[str] = []
     bar = tqdm(total=len(rows), unit=" lines", disable=file == "-", file=sys.stderr)
     for start in range(0, len(rows), batch_size):
-        chunk = [item for _, item in rows[start : start + batch_size]]
+        chunk = rows[start : start + batch_size]
         try:
-            results = run(chunk)
-        except ValueError as e:
-            _fail(f"{file}:{rows[start][0]}: {e}")
-        for item, result in zip(chunk, results):
+            results = list(zip(chunk, run([item for _, item in chunk])))
+        except ValueError:  # find the bad line(s); every valid line is still predicted
+            results = []
+            for lineno, item in chunk:
+                try:
+                    results.append(((lineno, item), run([item])[0]))
+                except ValueError as e:
+                    bad.append(f"{'<stdin>' if file == '-' else file}:{lineno}: {e}")
+        for (_, item), result in results:
             typer.echo(json.dumps(_result_json(pred, item, result), ensure_ascii=False))
         bar.update(len(chunk))
     bar.close()
+    if bad:
+        for line in bad[:20]:
+            typer.secho(f"zhbert: error: {line}", fg=typer.colors.RED, err=True)
+        _fail(f"{len(bad)} line(s) could not be predicted (listed above); the other {len(rows) - len(bad)} were written")
 
 
 @app.command("fill-mask")

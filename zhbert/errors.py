@@ -16,12 +16,23 @@ class ZhbertError(Exception):
     """Base class for errors raised by zhbert on bad input or bad set-up."""
 
 
+def clip(text, limit: int = 80) -> str:
+    """``repr`` of at most ``limit`` characters of ``text``: an error quotes the offending line, not
+    a 50 MB one."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 class DataFormatError(ZhbertError, ValueError):
     """A data file is malformed; names the file, the 1-based line and the problem."""
 
     def __init__(self, path: str, line: int | None, problem: str):
         self.path = str(path)
         self.line = line
+        if len(problem) > 400:  # a safety net behind clip(): no message carries a whole line
+            problem = problem[:400] + f"... ({len(problem):,} characters)"
         self.problem = problem
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {problem}")

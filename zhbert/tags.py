@@ -127,8 +127,10 @@ def detect_scheme(tags: Iterable[str]) -> str:
     prefixes = {t.partition("-")[0] for t in tags if t != "O"}
     if "M" in prefixes:
         return "BMES"
-    if prefixes & {"E", "S"}:
+    if "E" in prefixes or ("S" in prefixes and "I" not in prefixes):
         return "BIOES"
+    # B and I without any E: BIO, so a stray S- is reported on its own line as an unknown tag
+    # instead of switching the whole file to BIOES and blaming the first unclosed B-
     return "BIO"
 
 

@@ -66,7 +66,10 @@ def build_dataset(
         inner = _unwrap(e)
         if inner is not None:
             raise inner from None
-        raise
+        cause = e.__cause__ or e.__context__ or e
+        # a reader bug must still say which file it was reading, never a bare "error generating the dataset"
+        raise DataFormatError(paths[0] if paths else "<input>", None,
+                              f"could not be read ({type(cause).__name__}: {str(cause)[:200]})") from e
     finally:
         if progress:
             datasets.utils.logging.enable_progress_bar()

@@ -15,18 +15,30 @@ from typing import Iterator
 
 from datasets import ClassLabel, Dataset, Features, List, Value
 
-from ..errors import DataFormatError, ErrorPolicy, logger
+import regex
+
+from ..errors import DataFormatError, ErrorPolicy, clip, logger
 from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
 from .build import build_dataset
 from .source import iter_lines, read_zip_member
 
-__all__ = ["read_char_tagged", "read_msra_ner", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES"]
+__all__ = ["read_char_tagged", "read_msra_ner", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES", "DECLARED"]
 
 ENTITY_FEATURE = List({"type": Value("string"), "start": Value("int32"), "end": Value("int32"), "text": Value("string")})
 
 # SOURCES.md, "MSRA NER: train/test rule": dh_msra.txt is zh-NER-TF train_data
 # followed by test_data; train is the first 50,658 sentences.
 MSRA_TRAIN_SENTENCES = 50658
+_CLUSTER = regex.compile(r"\X")
+
+# each public dataset's declared scheme and entity types: anything else in its files is an error
+# (an undeclared "B-LCO" would otherwise become an eleventh entity type without a word)
+DECLARED = {
+    "peoples_daily_ner": ("BIO", ["LOC", "ORG", "PER"]),
+    "msra_ner": ("BIO", ["LOC", "ORG", "PER"]),
+    "weibo_ner": ("BIO", ["GPE.NAM", "GPE.NOM", "LOC.NAM", "LOC.NOM", "ORG.NAM", "ORG.NOM", "PER.NAM", "PER.NOM"]),
+    "resume_ner": ("BMES", ["CONT", "EDU", "LOC", "NAME", "ORG", "PRO", "RACE", "TITLE"]),
+}
 
 
 def _features(labels: list[str]) -> Features:
@@ -44,14 +56,17 @@ def _features(labels: list[str]) -> Features:
 def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
     parts = line.split(sep) if sep is not None else line.split()
     if len(parts) != 2:
-        raise DataFormatError(name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {line!r}")
+        raise DataFormatError(name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}")
     char, tag = parts
     if position_digits:
         if len(char) < 2 or not char[-1].isdigit():
-            raise DataFormatError(name, lineno, f"expected a character followed by a position digit, found {char!r}")
+            raise DataFormatError(name, lineno, f"expected a character followed by a position digit, found {clip(char)}")
         char = char[:-1]
-    # a few real lines hold more than one code point for one source character
-    # (Weibo NER writes a broken emoji as two U+FFFD); it stays one token
+    # one character per line: a few real lines hold more than one code point for one source
+    # character (a grapheme cluster, or Weibo NER's broken emoji as two U+FFFD); it stays one
+    # token. Two characters ("中国 B-LOC") would silently give one tag to a whole word.
+    if len(char) > 1 and set(char) != {"\ufffd"} and len(_CLUSTER.findall(char)) != 1:
+        raise DataFormatError(name, lineno, f"expected one character per line, found {len(char)}: {clip(char)}")
     return char, tag
 
 
@@ -177,6 +192,12 @@ def read_char_tagged(
     otherwise it is an error.
     """
     path = str(path)
+    from pathlib import Path
+
+    declared = DECLARED.get(Path(path).parent.name)  # a known public dataset: its declared tags only
+    if declared is not None:
+        scheme = declared[0] if scheme == "auto" else scheme
+        types = declared[1] if types is None else types
     if scheme == "auto" or types is None:
         found = _scan(iter_lines(path), path, sep, position_digits)
         if scheme == "auto":

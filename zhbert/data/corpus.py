@@ -3,8 +3,10 @@
 The default corpus is ``../shared/corpora/*/*.txt`` (one document per line); a
 user's own files work the same way. A file that is empty, binary or not UTF-8 is
 an error naming the file (and line); blank lines between documents are
-separators, never documents. Long documents are kept whole here: the pretraining
-packer windows them, nothing is truncated.
+separators, never documents. Nothing is truncated: a document longer than
+``MAX_DOC_CHARS`` is cut into consecutive pieces (at a sentence end where one is
+near), which the packer joins into blocks as it would the whole document; one
+50 MB line would otherwise be tokenised as one example in gigabytes of memory.
 """
 from __future__ import annotations
 
@@ -17,7 +19,21 @@ from ..errors import DataFormatError
 from .build import build_dataset
 from .source import iter_lines
 
-__all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES"]
+__all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS"]
+
+MAX_DOC_CHARS = 100_000
+
+
+def _pieces(text: str, limit: int = MAX_DOC_CHARS):
+    """``text`` in consecutive pieces of at most ``limit`` characters, cut after 。！？ when one is near."""
+    start = 0
+    while len(text) - start > limit:
+        end = start + limit
+        cut = max(text.rfind(c, end - limit // 10, end) for c in "。！？\n")
+        end = cut + 1 if cut > start else end
+        yield text[start:end]
+        start = end
+    yield text[start:]
 
 CORPUS_FEATURES = Features({"text": Value("string"), "source": Value("string"), "line": Value("int32")})
 
@@ -46,7 +62,8 @@ def _gen(paths, policy, doc_format):
                 text = line.strip()
                 if text:
                     n_docs += 1
-                    yield {"text": text, "source": source, "line": lineno}
+                    for piece in _pieces(text):
+                        yield {"text": piece, "source": source, "line": lineno}
         elif doc_format == "blank-line":
             buf: list[str] = []
             first = 0
@@ -57,11 +74,11 @@ def _gen(paths, policy, doc_format):
                     buf.append(line.strip())
                 elif buf:
                     n_docs += 1
-                    yield {"text": "\n".join(buf), "source": source, "line": first}
+                    yield from ({"text": p, "source": source, "line": first} for p in _pieces("\n".join(buf)))
                     buf = []
             if buf:
                 n_docs += 1
-                yield {"text": "\n".join(buf), "source": source, "line": first}
+                yield from ({"text": p, "source": source, "line": first} for p in _pieces("\n".join(buf)))
         else:
             raise ValueError(f"doc_format must be 'line' or 'blank-line', got {doc_format!r}")
         if n_docs == 0:

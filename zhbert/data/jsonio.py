@@ -32,6 +32,8 @@ def iter_json_records(text: str, name: str) -> Iterator[tuple[int, Any]]:
             value, end = _decoder.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             raise DataFormatError(name, e.lineno, f"invalid JSON: {e.msg}") from None
+        except RecursionError:
+            raise DataFormatError(name, line_of(pos), "JSON nested too deeply") from None
         yield line_of(pos), value
         pos = _skip_ws(text, end)
 
@@ -45,6 +47,8 @@ def _iter_array(text: str, pos: int, name: str, line_of) -> Iterator[tuple[int, 
             value, end = _decoder.raw_decode(text, pos)
         except json.JSONDecodeError as e:
             raise DataFormatError(name, e.lineno, f"invalid JSON in array: {e.msg}") from None
+        except RecursionError:
+            raise DataFormatError(name, line_of(pos), "JSON nested too deeply") from None
         yield line_of(pos), value
         pos = _skip_ws(text, end)
         if pos >= len(text):
@@ -83,4 +87,25 @@ def require(record: Any, key: str, kind: type | tuple[type, ...], name: str, lin
     if not isinstance(value, kind):
         want = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
         raise DataFormatError(name, line, f"field {key!r} should be {want}, got {type(value).__name__}")
+    return value
+
+
+INT32_MAX = 2**31 - 1
+
+
+def is_ascii_number(text: str) -> bool:
+    """``str.isdigit`` accepts ``"²"`` and ``"١"``, which ``int`` then rejects or misreads."""
+    return text.isascii() and text.isdigit()
+
+
+def record_id(value: Any, name: str, line: int) -> int:
+    """A record's id: a whole number (JSON integer or ASCII digits) from 0 to 2**31-1."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise DataFormatError(name, line, f"id {value!r} is not a whole number")
+    if isinstance(value, str):
+        if not is_ascii_number(value):
+            raise DataFormatError(name, line, f"id {value[:40]!r} is not a whole number")
+        value = int(value)
+    if not 0 <= value <= INT32_MAX:
+        raise DataFormatError(name, line, f"id {value} is outside 0..{INT32_MAX}")
     return value

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, Value
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, clip
 from .build import build_dataset
-from .jsonio import iter_json_records, require
+from .jsonio import iter_json_records, record_id, require
 from .source import iter_lines, read_text
 
 __all__ = ["read_pair_tsv", "read_pawsx", "read_ocnli", "read_sts", "OCNLI_LABELS"]
@@ -41,12 +41,12 @@ def _gen_tsv(paths, policy, names, has_label, score):
                     try:
                         label = float(raw)
                     except ValueError:
-                        raise DataFormatError(path, lineno, f"score {raw!r} is not a number") from None
+                        raise DataFormatError(path, lineno, f"score {clip(raw)} is not a number") from None
                     if not 0 <= label <= 5:
-                        raise DataFormatError(path, lineno, f"score {raw!r} outside 0..5")
+                        raise DataFormatError(path, lineno, f"score {clip(raw)} outside 0..5")
                 else:
                     if raw not in names:
-                        raise DataFormatError(path, lineno, f"unknown label {raw!r} (expected one of {', '.join(names)})")
+                        raise DataFormatError(path, lineno, f"unknown label {clip(raw)} (expected one of {', '.join(names)})")
                     label = names.index(raw)
         except DataFormatError as e:
             policy.handle(e)
@@ -70,20 +70,21 @@ def _gen_pawsx(paths, policy):
     lines = iter_lines(path)
     _, header = next(lines)
     if header.split("\t") != ["id", "sentence1", "sentence2", "label"]:
-        raise DataFormatError(path, 1, f"expected header 'id<TAB>sentence1<TAB>sentence2<TAB>label', found {header!r}")
+        raise DataFormatError(path, 1, f"expected header 'id<TAB>sentence1<TAB>sentence2<TAB>label', found {clip(header)}")
     for lineno, line in lines:
         try:
             cols = line.split("\t")
             if len(cols) != 4:
                 raise DataFormatError(path, lineno, f"expected 4 tab-separated columns, found {len(cols)}")
             if cols[3] not in ("0", "1"):
-                raise DataFormatError(path, lineno, f"unknown label {cols[3]!r} (expected 0 or 1)")
-            if not cols[0].isdigit():
-                raise DataFormatError(path, lineno, f"id {cols[0]!r} is not a number")
+                raise DataFormatError(path, lineno, f"unknown label {cols[3][:40]!r} (expected 0 or 1)")
+            rid = record_id(cols[0], path, lineno)
+            if not cols[1].strip() or not cols[2].strip():
+                raise DataFormatError(path, lineno, "empty sentence")
         except DataFormatError as e:
             policy.handle(e)
             continue
-        yield {"id": int(cols[0]), "sentence1": cols[1], "sentence2": cols[2], "label": int(cols[3])}
+        yield {"id": rid, "sentence1": cols[1], "sentence2": cols[2], "label": int(cols[3])}
 
 
 def read_pawsx(path: str, on_error: str = "raise") -> Dataset:
@@ -107,12 +108,14 @@ def _gen_ocnli(paths, policy, drop_no_majority):
             elif raw in OCNLI_LABELS:
                 label = OCNLI_LABELS.index(raw)
             else:
-                raise DataFormatError(path, line, f"unknown label {raw!r} (expected {', '.join(OCNLI_LABELS)} or -)")
-            rid = rec.get("id", line)
+                raise DataFormatError(path, line, f"unknown label {clip(raw)} (expected {', '.join(OCNLI_LABELS)} or -)")
+            rid = record_id(rec["id"], path, line) if "id" in rec else line
+            if not s1.strip() or not s2.strip():
+                raise DataFormatError(path, line, "empty sentence")
         except DataFormatError as e:
             policy.handle(e)
             continue
-        yield {"id": int(rid), "sentence1": s1, "sentence2": s2, "label": label}
+        yield {"id": rid, "sentence1": s1, "sentence2": s2, "label": label}
 
 
 def read_ocnli(path: str, drop_no_majority: bool = False, on_error: str = "raise") -> Dataset:

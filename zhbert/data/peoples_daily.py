@@ -28,6 +28,8 @@ from .source import iter_lines
 __all__ = ["peoples_daily_path", "read_peoples_daily", "remove_overlap", "overlap_key", "split_sentences", "split_text_sentences"]
 
 ENTITY_POS = {"nr": "PER", "ns": "LOC", "nt": "ORG"}
+# the PKU part-of-speech tagset as People's Daily 1998-01 uses it (all 44 tags of the month)
+PKU_POS = frozenset("Ag Bg Dg Mg Ng Rg Tg Vg Yg a ad an b c d e f h i j k l m n na nr ns nt nx nz o p q r s t u v vd vn vvn w y z".split())
 NER_LABELS = labels_for(["LOC", "ORG", "PER"], "BIO")
 SENTENCE_END = "。！？"
 CLOSERS = "”’」』）)"
@@ -61,12 +63,19 @@ def peoples_daily_path() -> Path:
     return path
 
 
+MAX_LINE_CHARS = 200_000  # the longest real paragraph has a few thousand characters
+
+
 def _parse_line(line: str, name: str, lineno: int) -> tuple[list[str], list[str]]:
+    if len(line) > MAX_LINE_CHARS:
+        raise DataFormatError(name, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a People's Daily paragraph may have")
     words, pos = [], []
     for item in line.split():
         word, sep, tag = item.rpartition("/")
         if not sep or not word or not tag or not tag.isalpha():
-            raise DataFormatError(name, lineno, f"token {item!r} is not of the form word/POS")
+            raise DataFormatError(name, lineno, f"token {item[:40]!r} is not of the form word/POS")
+        if tag not in PKU_POS:
+            raise DataFormatError(name, lineno, f"token {item[:40]!r}: unknown part of speech {tag[:20]!r} (not in the PKU tagset)")
         words.append(word)
         pos.append(tag)
     return words, pos

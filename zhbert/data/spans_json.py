@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, List, Value
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, clip
 from ..tags import labels_for, spans_to_tags
 from .build import build_dataset
 from .char_tagged import ENTITY_FEATURE
@@ -38,14 +38,16 @@ def _gen(paths, policy, types):
                 if not isinstance(mentions, dict):
                     raise DataFormatError(path, line, f"entities of type {typ!r} should be an object {{mention: [[start, end]]}}")
                 for mention, positions in mentions.items():
+                    if not isinstance(positions, list):
+                        raise DataFormatError(path, line, f"{typ} {clip(mention)}: positions {str(positions)[:40]} should be a list of [start, end]")
                     for pos in positions:
-                        if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(x, int) for x in pos)):
-                            raise DataFormatError(path, line, f"{typ} {mention!r}: position {pos!r} is not [start, end]")
+                        if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pos)):
+                            raise DataFormatError(path, line, f"{typ} {clip(mention)}: position {pos!r} is not [start, end]")
                         s, e = pos[0], pos[1] + 1  # inclusive end in the file
                         if not 0 <= s < e <= len(text):
-                            raise DataFormatError(path, line, f"{typ} {mention!r}: span {pos} outside a text of {len(text)} chars")
+                            raise DataFormatError(path, line, f"{typ} {clip(mention)}: span {pos} outside a text of {len(text)} chars")
                         if text[s:e] != mention:
-                            raise DataFormatError(path, line, f"{typ} {mention!r}: span {pos} covers {text[s:e]!r}")
+                            raise DataFormatError(path, line, f"{typ} {clip(mention)}: span {pos} covers {clip(text[s:e])}")
                         spans.append((typ, s, e))
             flat, nested = _flatten(spans)
             tags = spans_to_tags(len(text), flat, "BIO")

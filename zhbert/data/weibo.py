@@ -15,9 +15,9 @@ from typing import Iterable
 
 from datasets import ClassLabel, Dataset, Features, List, Value
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, clip
 from .build import build_dataset
-from .jsonio import iter_json_records, require
+from .jsonio import INT32_MAX, is_ascii_number, iter_json_records, record_id, require
 from .peoples_daily import overlap_key
 from .source import iter_lines, read_text
 
@@ -51,7 +51,7 @@ def _gen_ewect(paths, policy):
     lines = iter_lines(path, text)
     _, header = next(lines)
     if header.split("\t") != ["label", "text_a"]:
-        raise DataFormatError(path, 1, f"expected header 'label<TAB>text_a' or a JSON array, found {header!r}")
+        raise DataFormatError(path, 1, f"expected header 'label<TAB>text_a' or a JSON array, found {clip(header)}")
     for lineno, line in lines:
         try:
             label, sep, content = line.partition("\t")
@@ -59,8 +59,10 @@ def _gen_ewect(paths, policy):
                 raise DataFormatError(path, lineno, "expected 2 tab-separated columns (label, text), found 1")
             if "\t" in content:
                 raise DataFormatError(path, lineno, f"expected 2 tab-separated columns, found {line.count(chr(9)) + 1}")
-            if not label.isdigit() or int(label) >= len(EWECT_LABELS):
-                raise DataFormatError(path, lineno, f"unknown label {label!r} (expected 0-{len(EWECT_LABELS) - 1})")
+            if not is_ascii_number(label) or int(label) >= len(EWECT_LABELS):
+                raise DataFormatError(path, lineno, f"unknown label {clip(label)} (expected 0-{len(EWECT_LABELS) - 1})")
+            if not content.strip():
+                raise DataFormatError(path, lineno, "empty post")
         except DataFormatError as e:
             policy.handle(e)
             continue
@@ -80,12 +82,14 @@ def _json_posts(text: str, path: str, policy, names: list[str], aliases: dict[st
             raw = require(rec, "label", str, path, line)
             name = aliases.get(raw, raw)
             if name not in names:
-                raise DataFormatError(path, line, f"unknown label {raw!r} (expected {', '.join(names)})")
-            rid = rec.get("id", line)
+                raise DataFormatError(path, line, f"unknown label {clip(raw)} (expected {', '.join(names)})")
+            rid = record_id(rec["id"], path, line) if "id" in rec else line
+            if not content.strip():
+                raise DataFormatError(path, line, "empty post")
         except DataFormatError as e:
             policy.handle(e)
             continue
-        yield {"id": int(rid), "text": content, "label": names.index(name)}
+        yield {"id": rid, "text": content, "label": names.index(name)}
 
 
 def _gen_clue(paths, policy):
@@ -131,7 +135,7 @@ class _WeiboHandler(xml.sax.ContentHandler):
                     continue  # a few test posts repeat the primary emotion: one label
                 else:
                     labels.append(v)
-            if attrs.get("id") is None or not attrs.get("id").isdigit():
+            if attrs.get("id") is None or not is_ascii_number(attrs.get("id")) or int(attrs.get("id")) > INT32_MAX:
                 bad = bad or f"weibo without a numeric id (id={attrs.get('id')!r})"
             self.cur = {"line": line, "id": attrs.get("id"), "labels": labels, "primary": labels[0] if labels else "none", "sentences": [], "bad": bad}
         elif name == "sentence":
