@@ -1,0 +1,158 @@
+"""Hostile input files through every reader: how many end in a clean ``file:line`` error?
+
+    python bench/bad_inputs.py                    # this checkout
+    PYTHONPATH=/path/to/old/checkout python bench/bad_inputs.py    # the same probe on older code
+
+Each reader gets a small valid file (checked to read) and then mutated copies that must be
+rejected: a column removed or added, an invalid UTF-8 byte, a NUL, an empty file, an empty
+text, ids that are not whole numbers or overflow int32, unknown labels and tags, positions of
+the wrong type, deep JSON nesting, two characters on a character line, a stray tag of another
+scheme, an unknown part of speech. Each outcome is one of:
+
+* clean: ``DataFormatError`` whose message starts with ``file:line:`` at the expected line;
+* wrong line: a ``DataFormatError`` that names another line;
+* silent: the file was accepted;
+* crash: any other exception (a traceback, or ``An error occurred while generating the dataset``).
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import tempfile
+from pathlib import Path
+
+PD_NER = "中 B-LOC\n国 I-LOC\n人 O\n\n北 B-LOC\n京 I-LOC\n"
+RESUME = "张 B-NAME\n三 E-NAME\n， O\n\n中 B-ORG\n国 M-ORG\n银 M-ORG\n行 E-ORG\n"
+CLUENER = '{"text": "彭小军认为", "label": {"name": {"彭小军": [[0, 2]]}}}\n{"text": "北京很大", "label": {"address": {"北京": [[0, 1]]}}}\n'
+PAIRS = "蚂蚁借呗等额还款\t借呗有先息到期还本吗\t0\n蚂蚁花呗说我违约一次\t蚂蚁花呗违约行为是什么\t1\n"
+STS = "一个男人在弹吉他。\t一个人在弹吉他。\t4.2\n一只狗在跑。\t猫在睡觉。\t0.5\n"
+PAWSX = "id\tsentence1\tsentence2\tlabel\n1\t我爱北京\t北京我爱\t0\n2\t他来了\t他走了\t1\n"
+OCNLI = ('{"sentence1": "他在家", "sentence2": "他出门了", "label": "contradiction", "id": 0}\n'
+         '{"sentence1": "天晴了", "sentence2": "天气好", "label": "entailment", "id": 1}\n')
+EWECT = "label\ttext_a\n1\t气死姐姐了，快二是阵亡了吗\n2\t妞妞啊，今天又承办了一个发文登记文号\n"
+CLUE = '{"id": 0, "content": "今天真开心", "label": "happiness"}\n{"id": 1, "content": "气死了", "label": "anger"}\n'
+PD = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n中共中央/nt  总书记/n  江/nr  泽民/nr\n"
+SEG = "迈向  充满  希望  的  新  世纪\n中共中央  总书记  江泽民\n"
+
+
+def readers():
+    from zhbert import data
+
+    return {
+        # name: (reader, file name (a folder names a declared dataset), valid content, line-based)
+        "char_tagged (BIO)": (lambda p: data.read_char_tagged(p), "peoples_daily_ner/example.dev", PD_NER, True),
+        "char_tagged (BMES)": (lambda p: data.read_char_tagged(p), "resume_ner/dev.char.bmes", RESUME, True),
+        "cluener": (data.read_cluener, "dev.json", CLUENER, True),
+        "pair_tsv": (data.read_pair_tsv, "dev.txt", PAIRS, True),
+        "sts": (data.read_sts, "sts.txt", STS, True),
+        "pawsx": (data.read_pawsx, "dev.tsv", PAWSX, True),
+        "ocnli": (data.read_ocnli, "dev.json", OCNLI, True),
+        "smp2020_ewect": (data.read_smp2020_ewect, "usual.tsv", EWECT, True),
+        "clue_emotion": (data.read_clue_emotion, "valid.txt", CLUE, True),
+        "peoples_daily": (data.read_peoples_daily, "199801.txt", PD, True),
+        "segmented": (data.read_segmented, "gold.utf8", SEG, True),
+    }
+
+
+def mutations(name: str, good: str):
+    """(description, content or bytes, expected bad line) for one reader's valid file."""
+    lines = good.splitlines()
+    first = 2 if lines[0].startswith(("label\t", "id\t")) else 1  # the first data line
+    row = lines[first - 1]
+    sep = "\t" if "\t" in row else ("  " if "  " in row else " ")
+
+    def with_line(new):
+        out = list(lines)
+        out[first - 1] = new
+        return "\n".join(out) + "\n"
+
+    yield "invalid UTF-8 byte", good.encode() [:len(lines[0].encode()) + 1] + b"\xff\xfe" + good.encode()[len(lines[0].encode()) + 1:], 2
+    yield "NUL byte", with_line(row + "\x00").encode(), first
+    yield "empty file", b"", 1
+    if not row.startswith("{") and name not in ("segmented", "peoples_daily"):  # there a line has any number of words
+        yield "a column removed", with_line(row.split(sep)[0]), first
+        yield "a column added", with_line(row + sep + "extra"), first
+    if name.startswith("char_tagged"):
+        yield "two characters, one tag", with_line("中国 " + row.split()[1]), first
+        yield "undeclared entity type", with_line(row.split()[0] + " B-LCO"), first
+        if "BIO" in name:
+            yield "stray tag of another scheme", good.rstrip("\n") + "\n\n中 O\n国 S-LOC\n", len(lines) + 3
+    if name == "peoples_daily":
+        yield "unknown part of speech", with_line(row.replace("/v", "/zzz", 1)), first
+        yield "token without a POS", with_line(row + "  北京"), first
+    if name in ("pair_tsv", "sts", "pawsx"):
+        cols = row.split("\t")
+        empty = list(cols)
+        empty[1 if name == "pawsx" else 0] = ""
+        yield "empty sentence", with_line("\t".join(empty)), first
+        bad = list(cols)
+        bad[-1] = "²" if name != "sts" else "7.5"
+        yield "label out of range", with_line("\t".join(bad)), first
+    if name == "pawsx":
+        for rid in ("²", "1.7", "abc", str(2**40)):
+            yield f"id {rid}", with_line(rid + row[row.index("\t"):]), first
+    if name in ("ocnli", "clue_emotion"):
+        for rid in ("1.7", "null", '"²"', str(2**40), "true"):
+            yield f"id {rid}", with_line(row.replace('"id": 0', f'"id": {rid}')), first
+        key = "sentence1" if name == "ocnli" else "content"
+        yield "empty text", with_line(row.replace(f'"{key}": "', f'"{key}": " ", "x": "', 1)), first
+        yield "unknown label", with_line(row.replace('"label": "', '"label": "zz', 1)), first
+        yield "deep nesting", "[" * 100_000, 1
+    if name == "smp2020_ewect":
+        yield "label ²", with_line("²" + row[row.index("\t"):]), first
+        yield "empty post", with_line(row[: row.index("\t")] + "\t "), first
+        yield "id 2.5 (JSON)", '[{"id": 2.5, "content": "好", "label": "happy"}]', 1
+    if name == "cluener":
+        yield "position is a number", with_line(row.replace("[[0, 2]]", "5")), first
+        yield "position is null", with_line(row.replace("[[0, 2]]", "null")), first
+        yield "position is a bool pair", with_line(row.replace("[[0, 2]]", "[[true, 2]]")), first
+        yield "deep nesting", "[" * 100_000, 1
+
+
+def classify(reader, path: Path, line: int) -> str:
+    from zhbert.errors import DataFormatError
+
+    try:
+        reader(str(path))
+    except DataFormatError as e:
+        msg = str(e)
+        if msg.startswith(f"{path}:{line}:"):
+            return "clean"
+        return "wrong line" if msg.startswith(f"{path}:") else "crash"
+    except Exception:  # noqa: BLE001 - every other exception is what this probe counts
+        return "crash"
+    return "silent"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--verbose", action="store_true", help="list every case that is not clean")
+    args = ap.parse_args()
+    totals = collections.Counter()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, (name, (reader, fname, good, _)) in enumerate(readers().items()):
+            base = Path(tmp) / f"r{k}"
+            ok = base / "good" / fname
+            ok.parent.mkdir(parents=True)
+            ok.write_text(good, encoding="utf-8")
+            reader(str(ok))  # the valid file reads
+            counts = collections.Counter()
+            for j, (what, content, line) in enumerate(mutations(name, good)):
+                path = base / f"m{j}" / fname
+                path.parent.mkdir(parents=True)
+                path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+                outcome = classify(reader, path, line)
+                counts[outcome] += 1
+                if args.verbose and outcome != "clean":
+                    print(f"  {name}: {what}: {outcome}")
+            totals.update(counts)
+            rows.append((name, counts))
+    print("| reader | bad files | clean file:line | wrong line | silent | crash |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name, c in rows + [("**all**", totals)]:
+        print(f"| {name} | {sum(c.values())} | {c['clean']} | {c['wrong line']} | {c['silent']} | {c['crash']} |")
+
+
+if __name__ == "__main__":
+    main()
