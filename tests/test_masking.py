@@ -11,15 +11,18 @@ from zhbert.tokenizer import encode
 N_SENTENCES = 2000
 
 
-@pytest.fixture(scope="module")
-def pd_units(peoples_daily, tokenizer):
+@pytest.fixture(scope="module", params=["jieba", "rjieba"])
+def pd_units(request, peoples_daily, tokenizer):
+    """Units from both word-boundary backends: every masking property must hold for each."""
+    if request.param == "rjieba":
+        pytest.importorskip("rjieba", reason="rjieba (jieba-rs) is optional: pip install rjieba")
     rows = peoples_daily.select(range(0, 20 * N_SENTENCES, 20))
     rows = [r for r in rows if len(r["text"]) >= 8][:N_SENTENCES]
     encs = encode(tokenizer, [r["text"] for r in rows])
     out = []
     for r, enc in zip(rows, encs):
         ids = [tokenizer.cls_token_id] + list(enc.ids) + [tokenizer.sep_token_id]
-        words = token_units(enc.offsets, word_spans(r["text"]))
+        words = token_units(enc.offsets, word_spans(r["text"], backend=request.param))
         gold = [(e["start"], e["end"]) for e in r["entities"]]
         ernie = token_units(enc.offsets, [(s, e) for s, e, _ in ernie_spans(r["text"], gold_entities=gold)])
         out.append(

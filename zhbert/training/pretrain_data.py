@@ -20,7 +20,7 @@ import torch
 from datasets import Dataset
 
 from ..masking import Masker
-from ..masking.units import ernie_spans, token_units, word_spans
+from ..masking.units import ernie_spans, token_units, word_backend, word_spans
 from ..tokenizer import encode
 
 __all__ = ["prepare", "pack", "pair_segments", "MaskingCollator"]
@@ -55,7 +55,7 @@ def _prepare_fingerprint(corpus: Dataset, tokenizer, with_ernie: bool, user_dict
     h.update(corpus._fingerprint.encode())
     h.update(tokenizer.backend_tokenizer.to_str().encode())
     h.update(Hasher.hash(_prepare_batch).encode())
-    h.update(repr((with_ernie, word_spans.__module__)).encode())
+    h.update(repr((with_ernie, word_spans.__module__, word_backend(user_dict))).encode())
     if user_dict:
         h.update(Path(user_dict).read_bytes())
     return h.hexdigest()[:32]
