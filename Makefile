@@ -28,6 +28,7 @@ browser:
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium fonts-wqy-zenhei; }
 
 test: setup browser
+	$(VENV)/bin/ruff check .   # the lint configuration is in pyproject.toml
 	$(PY) -m pytest -q tests
 
 clean:

@@ -8,6 +8,7 @@ sentences with one Han character masked), each fitting one window of the encoder
 length, go through ``transformers.pipeline`` on the model folder and through ``zhbert.load``.
 See zhbert/agreement.py for what counts as agreeing.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,7 +36,11 @@ def main() -> None:
     print("\n| bundled model | compared as | inputs | agree | max probability difference | note |")
     print("|---|---|---:|---:|---:|---|")
     for r in rows:
-        note = f"{r.shared_character_inputs} inputs with a character NFKD splits into several tokens (tags compared)" if r.shared_character_inputs else ""
+        note = (
+            f"{r.shared_character_inputs} inputs with a character NFKD splits into several tokens (tags compared)"
+            if r.shared_character_inputs
+            else ""
+        )
         diff = f"{r.max_prob_diff:.1e}" if r.kind in ("sequence", "pair", "fill-mask") else "-"
         print(f"| {r.model} | {r.kind} | {r.n:,} | {r.agree:,} ({100 * r.rate:.1f}%) | {diff} | {note} |")
 

@@ -11,6 +11,7 @@
     python bench/api_speed.py                       # all three, bundled models
     python bench/api_speed.py --sentences 2000 --skip-demo
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,21 +36,28 @@ def real_sentences(n: int) -> list[str]:
 
 
 def throughput(model: str, texts: list[str], batch_size: int) -> list[tuple[str, float, int]]:
-    import zhbert
     from transformers import AutoModelForTokenClassification, pipeline
 
+    import zhbert
     from zhbert.model_info import resolve_model_path
     from zhbert.tokenizer import load_tokenizer
 
     path = resolve_model_path(model)
     ner = zhbert.load(str(path))
-    hf = pipeline("token-classification", model=AutoModelForTokenClassification.from_pretrained(path, dtype=torch.float32),
-                  tokenizer=load_tokenizer(path), aggregation_strategy="simple", device="cpu")
+    hf = pipeline(
+        "token-classification",
+        model=AutoModelForTokenClassification.from_pretrained(path, dtype=torch.float32),
+        tokenizer=load_tokenizer(path),
+        aggregation_strategy="simple",
+        device="cpu",
+    )
     ner(texts[:64], batch_size=batch_size)  # warm-up both
     hf(texts[:64], batch_size=batch_size)
     rows = []
-    for name, run in (("zhbert.load(...)", lambda: ner(texts, batch_size=batch_size)),
-                      ("transformers pipeline", lambda: hf(texts, batch_size=batch_size))):
+    for name, run in (
+        ("zhbert.load(...)", lambda: ner(texts, batch_size=batch_size)),
+        ("transformers pipeline", lambda: hf(texts, batch_size=batch_size)),
+    ):
         t0 = time.perf_counter()
         out = run()
         rows.append((name, time.perf_counter() - t0, sum(len(o) for o in out)))
@@ -66,8 +74,11 @@ def latency(names: list[str], sentence: str, repeats: int) -> list[tuple[str, fl
         except OSError as e:
             print(f"skip {name}: {e}", file=sys.stderr)
             continue
-        call = (lambda: pred((sentence, sentence[::-1]))) if name == "matching" else (
-            (lambda: pred.fill_mask(sentence[:20] + "[MASK]" + sentence[21:])) if name == "base" else (lambda: pred(sentence)))
+        call = (
+            (lambda: pred((sentence, sentence[::-1])))
+            if name == "matching"
+            else ((lambda: pred.fill_mask(sentence[:20] + "[MASK]" + sentence[21:])) if name == "base" else (lambda: pred(sentence)))
+        )
         for _ in range(10):
             call()
         times = []
@@ -131,8 +142,10 @@ def main() -> None:
     ap.add_argument("--skip-demo", action="store_true")
     args = ap.parse_args()
 
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
-          f"({torch.get_num_threads()} threads), {time.strftime('%Y-%m-%d')}")
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch {torch.__version__} "
+        f"({torch.get_num_threads()} threads), {time.strftime('%Y-%m-%d')}"
+    )
     texts = real_sentences(args.sentences)
     chars = sum(map(len, texts))
     rows = throughput(args.model, texts, args.batch_size)

@@ -14,6 +14,7 @@ scheme, an unknown part of speech. Each outcome is one of:
 * silent: the file was accepted;
 * crash: any other exception (a traceback, or ``An error occurred while generating the dataset``).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -23,12 +24,16 @@ from pathlib import Path
 
 PD_NER = "中 B-LOC\n国 I-LOC\n人 O\n\n北 B-LOC\n京 I-LOC\n"
 RESUME = "张 B-NAME\n三 E-NAME\n， O\n\n中 B-ORG\n国 M-ORG\n银 M-ORG\n行 E-ORG\n"
-CLUENER = '{"text": "彭小军认为", "label": {"name": {"彭小军": [[0, 2]]}}}\n{"text": "北京很大", "label": {"address": {"北京": [[0, 1]]}}}\n'
+CLUENER = (
+    '{"text": "彭小军认为", "label": {"name": {"彭小军": [[0, 2]]}}}\n{"text": "北京很大", "label": {"address": {"北京": [[0, 1]]}}}\n'
+)
 PAIRS = "蚂蚁借呗等额还款\t借呗有先息到期还本吗\t0\n蚂蚁花呗说我违约一次\t蚂蚁花呗违约行为是什么\t1\n"
 STS = "一个男人在弹吉他。\t一个人在弹吉他。\t4.2\n一只狗在跑。\t猫在睡觉。\t0.5\n"
 PAWSX = "id\tsentence1\tsentence2\tlabel\n1\t我爱北京\t北京我爱\t0\n2\t他来了\t他走了\t1\n"
-OCNLI = ('{"sentence1": "他在家", "sentence2": "他出门了", "label": "contradiction", "id": 0}\n'
-         '{"sentence1": "天晴了", "sentence2": "天气好", "label": "entailment", "id": 1}\n')
+OCNLI = (
+    '{"sentence1": "他在家", "sentence2": "他出门了", "label": "contradiction", "id": 0}\n'
+    '{"sentence1": "天晴了", "sentence2": "天气好", "label": "entailment", "id": 1}\n'
+)
 EWECT = "label\ttext_a\n1\t气死姐姐了，快二是阵亡了吗\n2\t妞妞啊，今天又承办了一个发文登记文号\n"
 CLUE = '{"id": 0, "content": "今天真开心", "label": "happiness"}\n{"id": 1, "content": "气死了", "label": "anger"}\n'
 PD = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n中共中央/nt  总书记/n  江/nr  泽民/nr\n"
@@ -66,7 +71,7 @@ def mutations(name: str, good: str):
         out[first - 1] = new
         return "\n".join(out) + "\n"
 
-    yield "invalid UTF-8 byte", good.encode() [:len(lines[0].encode()) + 1] + b"\xff\xfe" + good.encode()[len(lines[0].encode()) + 1:], 2
+    yield "invalid UTF-8 byte", good.encode()[: len(lines[0].encode()) + 1] + b"\xff\xfe" + good.encode()[len(lines[0].encode()) + 1 :], 2
     yield "NUL byte", with_line(row + "\x00").encode(), first
     yield "empty file", b"", 1
     if not row.startswith("{") and name not in ("segmented", "peoples_daily"):  # there a line has any number of words
@@ -90,7 +95,7 @@ def mutations(name: str, good: str):
         yield "label out of range", with_line("\t".join(bad)), first
     if name == "pawsx":
         for rid in ("²", "1.7", "abc", str(2**40)):
-            yield f"id {rid}", with_line(rid + row[row.index("\t"):]), first
+            yield f"id {rid}", with_line(rid + row[row.index("\t") :]), first
     if name in ("ocnli", "clue_emotion"):
         for rid in ("1.7", "null", '"²"', str(2**40), "true"):
             yield f"id {rid}", with_line(row.replace('"id": 0', f'"id": {rid}')), first
@@ -99,7 +104,7 @@ def mutations(name: str, good: str):
         yield "unknown label", with_line(row.replace('"label": "', '"label": "zz', 1)), first
         yield "deep nesting", "[" * 100_000, 1
     if name == "smp2020_ewect":
-        yield "label ²", with_line("²" + row[row.index("\t"):]), first
+        yield "label ²", with_line("²" + row[row.index("\t") :]), first
         yield "empty post", with_line(row[: row.index("\t")] + "\t "), first
         yield "id 2.5 (JSON)", '[{"id": 2.5, "content": "好", "label": "happy"}]', 1
     if name == "cluener":

@@ -5,6 +5,7 @@ removed from the pretraining corpus by ``corpora/build_corpus.py``.
 
     python bench/fill_mask_eval.py --model zhbert/pretrained/base --corpus runs/corpus
 """
+
 from __future__ import annotations
 
 import argparse
@@ -43,8 +44,10 @@ def main() -> None:
     for path in args.model:
         model = AutoModelForMaskedLM.from_pretrained(path, local_files_only=True, dtype=torch.float32)
         rows.append((path, evaluate_mlm(model, tok, texts, seed=args.seed)))
-    print(f"held-out People's Daily sentences: {len(texts)}; blanks: {rows[0][1].blanks}; "
-          f"{platform.processor() or platform.machine()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}")
+    print(
+        f"held-out People's Daily sentences: {len(texts)}; blanks: {rows[0][1].blanks}; "
+        f"{platform.processor() or platform.machine()}, torch {torch.__version__}, {time.strftime('%Y-%m-%d')}"
+    )
     print("| model | masked-char accuracy | perplexity |\n|---|---:|---:|")
     for name, s in rows:
         print(f"| {name} | {100 * s.accuracy:.1f}% | {s.perplexity:.1f} |")

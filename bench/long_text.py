@@ -6,6 +6,7 @@ A long text's windows are predicted in batches like separate sentences (zhbert.h
 MaskedLM.features); this measures whether that holds: the long text should run at least as many
 characters per second as its sentences given one by one in a list.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,8 +48,12 @@ def main() -> None:
     cases = [
         ("cws", "segment", lambda: cws(text, batch_size=32), lambda: cws(sentences, batch_size=32)),
         ("ner", "entities", lambda: ner(text, batch_size=32), lambda: ner(sentences, batch_size=32)),
-        ("base", 'features("mean-last-4")', lambda: base.features(text, "mean-last-4", batch_size=32),
-         lambda: base.features(sentences, "mean-last-4", batch_size=32)),
+        (
+            "base",
+            'features("mean-last-4")',
+            lambda: base.features(text, "mean-last-4", batch_size=32),
+            lambda: base.features(sentences, "mean-last-4", batch_size=32),
+        ),
     ]
     for name, call, long_fn, split_fn in cases:
         a, b = len(text) / best_of(long_fn), len(text) / best_of(split_fn)

@@ -4,6 +4,7 @@ Same as `zhbert study masking`.
 
     python bench/masking.py --corpus runs/corpus --output runs/study-masking --size tiny --steps 2000
 """
+
 import sys
 
 from zhbert.cli import app

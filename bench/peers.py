@@ -12,6 +12,7 @@ on two (two worker processes for the peers, which are single-threaded; two torch
 threads for zhbert). Baidu LAC needs Python 3.8 and paddlepaddle 1.8.5; its figures
 are quoted in RESULTS.md as measured elsewhere.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -127,8 +128,13 @@ def _run_chunk(args):
 
 def _measure(system: str, test: str, processes: int) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": str(processes), "TOKENIZERS_PARALLELISM": "false"}
-    out = subprocess.run([sys.executable, __file__, "--worker", system, "--test", test, "--processes", str(processes)],
-                         capture_output=True, text=True, env=env, timeout=3600)
+    out = subprocess.run(
+        [sys.executable, __file__, "--worker", system, "--test", test, "--processes", str(processes)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=3600,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"{system} on {test}: {out.stderr[-1500:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -163,8 +169,12 @@ def main() -> None:
                 row["1"] = r["chars_per_s"]
         row["2"] = _measure(system, "PKU test", 2)["chars_per_s"]
         rows.append(row)
-        print(f"{row['system']}: PKU {row['PKU test']:.2f}, Weibo {row['NLPCC-2016 Weibo dev']:.2f}, "
-              f"{row['1']:,.0f} / {row['2']:,.0f} chars/s", file=sys.stderr, flush=True)
+        print(
+            f"{row['system']}: PKU {row['PKU test']:.2f}, Weibo {row['NLPCC-2016 Weibo dev']:.2f}, "
+            f"{row['1']:,.0f} / {row['2']:,.0f} chars/s",
+            file=sys.stderr,
+            flush=True,
+        )
     print("| system | PKU test word F1 | NLPCC-2016 Weibo dev word F1 | chars/s, 1 thread | chars/s, 2 |")
     print("|---|---:|---:|---:|---:|")
     for r in rows:

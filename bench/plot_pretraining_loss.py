@@ -7,6 +7,7 @@
 The third value of a stage is its last step that the next stage continued from
 ("-" = all of it).
 """
+
 from __future__ import annotations
 
 import argparse

@@ -12,6 +12,7 @@ the line's characters), about 0.7 (neighbour found).
 
     python bench/position_init_toy.py --steps 1500
 """
+
 from __future__ import annotations
 
 import argparse

@@ -15,6 +15,7 @@ the same run: per token ``6 * (encoder params)`` + attention ``12 * L * T * H``
 
     python bench/pretrain_throughput.py --size mini --docs 3000 --steps 20
 """
+
 from __future__ import annotations
 
 import argparse
@@ -109,20 +110,26 @@ def main() -> None:
     # zhbert: packed blocks, wwm, masked-only logits
     blocks = pack(prepared, tok, args.max_length)
     collate = MaskingCollator(tok, get_masker("wwm", MaskingConfig()), seed=0)
-    z_batches = (collate([blocks[j] for j in range(i, min(i + args.batch_size, len(blocks)))]) for i in range(0, len(blocks), args.batch_size))
+    z_batches = (
+        collate([blocks[j] for j in range(i, min(i + args.batch_size, len(blocks)))]) for i in range(0, len(blocks), args.batch_size)
+    )
     ours = SparseBertForMaskedLM(config)
     z_sec, z_tok, z_pred = run(ours, z_batches, args.steps)
 
     def mfu(sec, tok_, pred, seq):
         return useful_flops_per_token(config, seq, pred / tok_) * tok_ / sec / peak
 
-    print(f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
-          f"{time.strftime('%Y-%m-%d')}; size {args.size} ({config.num_hidden_layers} layers, {config.hidden_size} hidden); "
-          f"batch {args.batch_size} x {args.max_length}; {args.steps} timed steps; fp32 matmul peak {peak / 1e9:.0f} GFLOP/s")
+    print(
+        f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "
+        f"{time.strftime('%Y-%m-%d')}; size {args.size} ({config.num_hidden_layers} layers, {config.hidden_size} hidden); "
+        f"batch {args.batch_size} x {args.max_length}; {args.steps} timed steps; fp32 matmul peak {peak / 1e9:.0f} GFLOP/s"
+    )
     print("| pipeline | corpus tokens/s | MFU (useful FLOPs / peak) |\n|---|---:|---:|")
     b_rate, z_rate = b_tok / b_sec, z_tok / z_sec
     avg_len = b_tok / (args.steps * args.batch_size)
-    print(f"| HF run_mlm-style (line by line, padded, full-vocab logits) | {b_rate:,.0f} | {100 * mfu(b_sec, b_tok, b_pred, avg_len):.0f}% |")
+    print(
+        f"| HF run_mlm-style (line by line, padded, full-vocab logits) | {b_rate:,.0f} | {100 * mfu(b_sec, b_tok, b_pred, avg_len):.0f}% |"
+    )
     print(f"| zhbert (packed, wwm, masked-only logits) | {z_rate:,.0f} | {100 * mfu(z_sec, z_tok, z_pred, args.max_length):.0f}% |")
     print(f"ratio zhbert / baseline: {z_rate / b_rate:.2f}x")
     print("| word-boundary pass (jieba + tokenizer) | chars/s |\n|---|---:|")

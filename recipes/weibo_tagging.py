@@ -10,14 +10,23 @@ emotion, primary + secondary emotion per post (multi-label); per-label threshold
 tuned on a held-out 15% of train; micro/macro-F1 and exact match on both gold test
 sets. Long posts go through sliding windows (--window, --window_pool).
 """
+
 from __future__ import annotations
 
 import torch
+
 from zhbert.heads import predict_scores
 from zhbert.heads.thresholds import apply_thresholds, tune_thresholds
 from zhbert.metrics import classification_scores, multilabel_scores
 from zhbert.training.recipe import (
-    classification_examples, fit, head_config, load_splits, parse_args, prepare_model, run_recipe, write_results,
+    classification_examples,
+    fit,
+    head_config,
+    load_splits,
+    parse_args,
+    prepare_model,
+    run_recipe,
+    write_results,
 )
 
 

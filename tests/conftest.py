@@ -1,4 +1,5 @@
 """Shared fixtures: real data from ../shared (read in place) and People's Daily."""
+
 from __future__ import annotations
 
 import os
@@ -60,8 +61,14 @@ def tiny_encoder(tmp_path_factory, tokenizer):
 
     torch.manual_seed(0)
     path = tmp_path_factory.mktemp("tiny_encoder")
-    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=4, num_attention_heads=2,
-                        intermediate_size=64, max_position_embeddings=64)
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     BertForMaskedLM(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path

@@ -1,5 +1,6 @@
 """Plain transformers and zhbert.load answer the same on every bundled model (issue: the
 tokenizer owns normalisation). The 1,000-input figure is bench/agreement.py's."""
+
 import pytest
 
 from zhbert.agreement import agreement_inputs, compare
@@ -29,7 +30,7 @@ def test_plain_tokenizer_reads_full_width_punctuation_as_zhbert_does():
     assert plain.tokenize("，“越秀”１９") == [",", '"', "越", "秀", '"', "19"]  # was ，[UNK]越秀[UNK]１##９
     text = "到了宋代，河西走廊为西夏所有，敦煌废弃，随着海上通商的兴旺，丝绸之路也就日渐衰落。"
     ents = pipeline("token-classification", model=str(BUNDLED_DIR / "ner"), aggregation_strategy="simple")(text)
-    assert all("，" not in e["word"] and text[e["start"]:e["end"]] in ("河西走廊", "西夏", "夏", "敦煌", "丝绸之路") for e in ents), ents
+    assert all("，" not in e["word"] and text[e["start"] : e["end"]] in ("河西走廊", "西夏", "夏", "敦煌", "丝绸之路") for e in ents), ents
 
 
 def test_saved_configs_name_stock_classes_and_load_as_fp32():

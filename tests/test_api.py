@@ -1,4 +1,5 @@
 """zhbert.load(...) predictors on real sentences: offsets into the original text."""
+
 import json
 
 import pytest
@@ -134,4 +135,6 @@ def test_features_window_long_texts(models, pd_sentences):
     assert not torch.allclose(torch.tensor(alone[5]["vector"]), torch.tensor(rows[5]["vector"]))
     pooled = base.features([text, short], representation="mean-last-4")
     assert len(pooled) == 2 and len(pooled[0]) == base.model.config.hidden_size
-    assert torch.allclose(torch.tensor(pooled[1]), torch.tensor([r["vector"] for r in base.features(short, "mean-last-4", pooled=False)]).mean(0), atol=1e-5)
+    assert torch.allclose(
+        torch.tensor(pooled[1]), torch.tensor([r["vector"] for r in base.features(short, "mean-last-4", pooled=False)]).mean(0), atol=1e-5
+    )

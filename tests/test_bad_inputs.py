@@ -1,5 +1,6 @@
 """Hostile inputs that once crashed with no location, were silently accepted, or blamed the
 wrong line: each now ends in one ``file:line: problem`` error, quoting at most ~80 characters."""
+
 import json
 import re
 import subprocess
@@ -27,11 +28,32 @@ CASES = [
     ("ewect empty post", data.read_smp2020_ewect, "e.tsv", "label\ttext_a\n1\t  \n", 2, "empty post"),
     ("pawsx id over int32", data.read_pawsx, "p.tsv", PAWSX.format(row="99999999999\ta\tb\t1"), 3, "outside 0"),
     ("pawsx empty sentence", data.read_pawsx, "p.tsv", PAWSX.format(row="7\t\t北京\t1"), 3, "empty sentence"),
-    ("cluener position number", data.read_cluener, "n.json", '{"text": "北京", "label": {"address": {"北京": 5}}}\n', 1, "should be a list"),
-    ("cluener position null", data.read_cluener, "n.json", '{"text": "北京", "label": {"address": {"北京": null}}}\n', 1, "should be a list"),
+    (
+        "cluener position number",
+        data.read_cluener,
+        "n.json",
+        '{"text": "北京", "label": {"address": {"北京": 5}}}\n',
+        1,
+        "should be a list",
+    ),
+    (
+        "cluener position null",
+        data.read_cluener,
+        "n.json",
+        '{"text": "北京", "label": {"address": {"北京": null}}}\n',
+        1,
+        "should be a list",
+    ),
     ("cluener deep nesting", data.read_cluener, "n.json", "[" * 100_000, 1, "nested too deeply"),
     ("two characters, one tag", data.read_char_tagged, "t.txt", "中国 B-LOC\n人 O\n", 1, "one character per line"),
-    ("undeclared type", data.read_char_tagged, "peoples_daily_ner/example.dev", "北 B-LOC\n京 I-LOC\n\n上 B-LCO\n", 4, "unknown tag 'B-LCO'"),
+    (
+        "undeclared type",
+        data.read_char_tagged,
+        "peoples_daily_ner/example.dev",
+        "北 B-LOC\n京 I-LOC\n\n上 B-LCO\n",
+        4,
+        "unknown tag 'B-LCO'",
+    ),
     ("stray S- in BIO", data.read_char_tagged, "t.txt", "北 B-LOC\n京 I-LOC\n是 O\n\n中 O\n国 S-LOC\n", 6, "unknown tag 'S-LOC' for BIO"),
     ("unknown POS", data.read_peoples_daily, "pd.txt", "迈向/v  北京/zzz\n", 1, "unknown part of speech 'zzz'"),
     ("huge paragraph", data.read_peoples_daily, "pd.txt", "迈向/v  " * 40_000 + "\n", 1, "over the 200,000"),
@@ -72,7 +94,9 @@ def test_corpus_line_of_megabytes_is_cut_into_documents(tmp_path):
 def test_predict_writes_valid_lines_and_names_the_bad_one(tmp_path):
     src = tmp_path / "in.txt"
     src.write_text("北京是中国的首[MASK]。\n上海很[MASK]。\n没有掩码的句子\n广州[MASK]。\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "base", str(src)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "base", str(src)], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 1
     assert [json.loads(r)["text"] for r in out.stdout.splitlines()] == ["北京是中国的首[MASK]。", "上海很[MASK]。", "广州[MASK]。"]
     assert f"{src}:3: the text has no [MASK]" in out.stderr and ":1:" not in out.stderr

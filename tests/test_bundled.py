@@ -1,5 +1,6 @@
 """The bundled models: each loads with zhbert.load, and re-evaluating it with its recipe
 (`--evaluate_only`) reproduces the scores recorded next to it and in bench/RESULTS.md."""
+
 import json
 import subprocess
 import sys
@@ -27,12 +28,26 @@ def test_every_bundled_model_is_there_and_small():
 def test_bundled_model_reproduces_its_recorded_score(name, shared, tmp_path):
     recorded = json.loads((BUNDLED_DIR / name / "metrics.json").read_text(encoding="utf-8"))
     dataset = recorded["arguments"]["dataset"]
-    out = subprocess.run([sys.executable, str(ROOT / "recipes" / RECIPES[name]), "--dataset", dataset,
-                          "--evaluate_only", str(BUNDLED_DIR / name), "--output_dir", str(tmp_path)],
-                         capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "recipes" / RECIPES[name]),
+            "--dataset",
+            dataset,
+            "--evaluate_only",
+            str(BUNDLED_DIR / name),
+            "--output_dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     again = json.loads((tmp_path / "metrics.json").read_text(encoding="utf-8"))
-    assert again["headline"] == recorded["headline"] and again["score"] == pytest.approx(recorded["score"], abs=5e-4)  # one flipped argmax in 2,000 examples at most
+    assert again["headline"] == recorded["headline"] and again["score"] == pytest.approx(
+        recorded["score"], abs=5e-4
+    )  # one flipped argmax in 2,000 examples at most
     pred = zhbert.load(name)
     example = ("我们明天一起去公园散步。", "我们明天会出门。") if name == "matching" else "江泽民主席在北京会见了美国总统克林顿。"
     assert pred(example) is not None
@@ -48,8 +63,9 @@ def test_zhbert_demo_serves_the_bundled_models():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "zhbert", "demo", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zhbert", "demo", "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
     try:
         for _ in range(180):
             try:
@@ -66,7 +82,11 @@ def test_zhbert_demo_serves_the_bundled_models():
         _, ents = client.predict(text, api_name="/ner")
         assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
         assert client.predict("今天心情特别好", api_name="/tagging")["label"]
-        assert client.predict("他今天没有去上班。", "他今天在公司加班。", api_name="/matching")["label"] in ("entailment", "neutral", "contradiction")
+        assert client.predict("他今天没有去上班。", "他今天在公司加班。", api_name="/matching")["label"] in (
+            "entailment",
+            "neutral",
+            "contradiction",
+        )
         filled, cands = client.predict("中国的首都是[MASK][MASK]。", api_name="/fill_mask")
         assert len(cands) == 2 and "[MASK]" not in filled
         heatmap, table = client.predict(text, 4, 1, api_name="/attention")

@@ -1,4 +1,5 @@
 """The console script and ``python -m zhbert`` list the planned subcommands."""
+
 import subprocess
 import sys
 
@@ -23,7 +24,9 @@ def test_help_lists_subcommands(argv):
 def test_info_on_a_model_folder(tmp_path):
     from transformers import BertConfig, BertForMaskedLM
 
-    BertForMaskedLM(BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)).save_pretrained(tmp_path)
+    BertForMaskedLM(
+        BertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64)
+    ).save_pretrained(tmp_path)
     out = subprocess.run([sys.executable, "-m", "zhbert", "info", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     import json
@@ -49,8 +52,11 @@ def ner_folder(tiny_encoder, tokenizer, tmp_path_factory):
     from zhbert.data.peoples_daily import NER_LABELS
     from zhbert.heads import HeadConfig, new_head, save_head
 
-    return save_head(new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64)),
-                     tokenizer, tmp_path_factory.mktemp("cli") / "ner")
+    return save_head(
+        new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64)),
+        tokenizer,
+        tmp_path_factory.mktemp("cli") / "ner",
+    )
 
 
 def _zhbert(*args, stdin=None):
@@ -101,8 +107,9 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     import torch
     from transformers import BertForMaskedLM
 
-    out = subprocess.run([sys.executable, "-m", "zhbert", "export", str(tiny_encoder), str(tmp_path / "half")],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", str(tiny_encoder), str(tmp_path / "half")], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     full, half = tiny_encoder / "model.safetensors", tmp_path / "half" / "model.safetensors"
     assert 0.45 < half.stat().st_size / full.stat().st_size < 0.55
@@ -113,8 +120,9 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     assert next(b.model.parameters()).dtype == torch.float32
     ids = torch.tensor([[101, 2769, 4263, 102]])
     torch.testing.assert_close(a.model(input_ids=ids).logits, b.model(input_ids=ids).logits, atol=2e-2, rtol=0)
-    bad = subprocess.run([sys.executable, "-m", "zhbert", "export", str(tmp_path), str(tmp_path / "x")],
-                         capture_output=True, text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", str(tmp_path), str(tmp_path / "x")], capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 1 and str(tmp_path) in bad.stderr
     # stored fp16, run fp32 in plain transformers as well (config dtype float32): no silent 100x-slower fp16 on CPU
     assert BertForMaskedLM.from_pretrained(tmp_path / "half").dtype == torch.float32

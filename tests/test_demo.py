@@ -1,4 +1,5 @@
 """The Gradio demo on tiny models: every endpoint through gradio_client."""
+
 import importlib.util
 import os
 import re

@@ -1,5 +1,6 @@
 """Two CPU processes (gloo) under torchrun and accelerate: each rank sees its own
 share of the data and exactly one set of checkpoints is written."""
+
 import json
 import os
 import socket
@@ -22,8 +23,25 @@ def corpus_file(tmp_path_factory, peoples_daily):
     return path
 
 
-PRETRAIN = ["-m", "zhbert", "pretrain", "--size", "tiny", "--max-steps", "6", "--save-steps", "3",
-            "--batch-size", "4", "--num-proc", "1", "--max-length", "64", "--logging-steps", "1"]
+PRETRAIN = [
+    "-m",
+    "zhbert",
+    "pretrain",
+    "--size",
+    "tiny",
+    "--max-steps",
+    "6",
+    "--save-steps",
+    "3",
+    "--batch-size",
+    "4",
+    "--num-proc",
+    "1",
+    "--max-length",
+    "64",
+    "--logging-steps",
+    "1",
+]
 
 
 def _check(out, record, steps=6, batch=4):
@@ -49,8 +67,18 @@ def _env(record):
 
 def test_torchrun_two_processes(corpus_file, tmp_path):
     out, record = tmp_path / "out", tmp_path / "batches"
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", f"--master_port={_free_port()}",
-           *PRETRAIN, "--corpus", str(corpus_file), "--output", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node=2",
+        f"--master_port={_free_port()}",
+        *PRETRAIN,
+        "--corpus",
+        str(corpus_file),
+        "--output",
+        str(out),
+    ]
     r = subprocess.run(cmd, env=_env(record), capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-4000:]
     _check(out, record)
@@ -60,9 +88,26 @@ def test_accelerate_launch_two_processes(corpus_file, tmp_path):
     # --multi_gpu picks accelerate's torchrun launcher; without CUDA the Trainer uses gloo on CPU
     # (accelerate's --cpu multi-process path needs an MPI installation instead)
     out, record = tmp_path / "out", tmp_path / "batches"
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
-           "--mixed_precision", "no", "--dynamo_backend", "no", f"--main_process_port={_free_port()}",
-           *PRETRAIN, "--corpus", str(corpus_file), "--output", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "accelerate.commands.launch",
+        "--multi_gpu",
+        "--num_processes",
+        "2",
+        "--num_machines",
+        "1",
+        "--mixed_precision",
+        "no",
+        "--dynamo_backend",
+        "no",
+        f"--main_process_port={_free_port()}",
+        *PRETRAIN,
+        "--corpus",
+        str(corpus_file),
+        "--output",
+        str(out),
+    ]
     r = subprocess.run(cmd, env=_env(record), capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-4000:]
     _check(out, record)

@@ -1,4 +1,5 @@
 """Numeric oracles: layer fusion against numpy, CRF against brute-force enumeration."""
+
 import itertools
 
 import numpy as np

@@ -1,5 +1,6 @@
 """Every head x mode x representation trains on real data; frozen really freezes;
 save/load round-trips; bad weights and bad inputs give clear outcomes."""
+
 import subprocess
 import sys
 
@@ -65,8 +66,14 @@ HEADS = {
 
 
 def _examples(kind, request):
-    name = {"sequence": "weibo_examples", "multilabel": "multilabel_examples", "pair-cross": "pair_examples",
-            "pair-bi": "pair_examples", "token": "ner_examples", "token-crf": "ner_examples"}[kind]
+    name = {
+        "sequence": "weibo_examples",
+        "multilabel": "multilabel_examples",
+        "pair-cross": "pair_examples",
+        "pair-bi": "pair_examples",
+        "token": "ner_examples",
+        "token-crf": "ner_examples",
+    }[kind]
     return request.getfixturevalue(name)
 
 
@@ -137,12 +144,12 @@ def test_stock_heads_load_in_plain_transformers_fresh_process(tiny_encoder, toke
     code = f"""
 import torch
 from transformers import AutoModelForTokenClassification
-m = AutoModelForTokenClassification.from_pretrained({str(tmp_path / 'ner')!r}).eval()
+m = AutoModelForTokenClassification.from_pretrained({str(tmp_path / "ner")!r}).eval()
 assert type(m).__name__ == "BertForTokenClassification", type(m)
-b = torch.load({str(tmp_path / 'batch.pt')!r})
+b = torch.load({str(tmp_path / "batch.pt")!r})
 with torch.no_grad():
     got = m(input_ids=b["input_ids"], attention_mask=b["attention_mask"]).logits
-assert torch.equal(got, torch.load({str(tmp_path / 'expected.pt')!r}))
+assert torch.equal(got, torch.load({str(tmp_path / "expected.pt")!r}))
 print("same")
 """
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
@@ -170,7 +177,19 @@ def test_corrupt_or_truncated_weights_name_the_file(tiny_encoder, tokenizer, tmp
         load_head(path)
 
 
-EDGE_CASES = ["", "   ", "😀", "𠮷", "臺灣大學", "iPhone15发布于2023年", "ＡＢＣ１２３", "。，！？", "\u3000", "a\x00b\x07c", "混合 traditional 與简体 English"]
+EDGE_CASES = [
+    "",
+    "   ",
+    "😀",
+    "𠮷",
+    "臺灣大學",
+    "iPhone15发布于2023年",
+    "ＡＢＣ１２３",
+    "。，！？",
+    "\u3000",
+    "a\x00b\x07c",
+    "混合 traditional 與简体 English",
+]
 
 
 @pytest.mark.parametrize("crf", [False, True])
@@ -196,7 +215,9 @@ def test_sequence_and_pair_edge_cases(tiny_encoder, tokenizer):
     assert probs.shape == (len(EDGE_CASES) + 1, 6) and torch.allclose(probs.sum(-1), torch.ones(len(EDGE_CASES) + 1), atol=1e-5)
     # batch composition (padding, batch size) must not change a text's scores; not bit-for-bit,
     # since CPU kernels pick different reduction orders for different shapes (seen once in CI)
-    assert torch.allclose(predict_scores(seq, tokenizer, EDGE_CASES[4:6]), predict_scores(seq, tokenizer, EDGE_CASES)[4:6], atol=1e-6, rtol=0)
+    assert torch.allclose(
+        predict_scores(seq, tokenizer, EDGE_CASES[4:6]), predict_scores(seq, tokenizer, EDGE_CASES)[4:6], atol=1e-6, rtol=0
+    )
     cross = new_head(tiny_encoder, HeadConfig(**HEADS["pair-cross"], window=32)).eval()
     with pytest.raises(ValueError, match="exceeds the 32-token window"):
         predict_scores(cross, tokenizer, [("很长的问题" * 10, "另一个问题")])
@@ -213,7 +234,12 @@ def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_
     batch = TaskCollator(tokenizer, head, 64)(rows)
     model.eval()
     before = float(model(**batch).loss.detach())
-    fine_tune(model, tokenizer, rows, FinetuneConfig(output=str(tmp_path), max_steps=15, batch_size=8, learning_rate=1e-3, warmup=0.0, logging_steps=5))
+    fine_tune(
+        model,
+        tokenizer,
+        rows,
+        FinetuneConfig(output=str(tmp_path), max_steps=15, batch_size=8, learning_rate=1e-3, warmup=0.0, logging_steps=5),
+    )
     assert float(model(**batch).loss.detach()) < before
 
 

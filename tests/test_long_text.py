@@ -1,4 +1,5 @@
 """A long text's windows run in batches like separate sentences, and batching changes nothing."""
+
 import numpy as np
 
 import zhbert

@@ -1,10 +1,11 @@
 """Masking properties on real People's Daily text with seeded generators."""
+
 from collections import Counter
 
 import pytest
 import torch
 
-from zhbert.masking import MaskingConfig, apply_80_10_10, get_masker
+from zhbert.masking import apply_80_10_10, get_masker
 from zhbert.masking.units import ernie_spans, token_units, word_spans
 from zhbert.tokenizer import encode
 

@@ -1,4 +1,5 @@
 """Metric code against hand-computed values."""
+
 import pytest
 
 from zhbert.metrics import classification_scores, entity_prf, multilabel_scores, word_prf

@@ -1,4 +1,5 @@
 """Fill-mask evaluation bookkeeping on real People's Daily sentences."""
+
 import bisect
 import itertools
 from collections import Counter

@@ -1,4 +1,5 @@
 """Next-sentence prediction pairs on real People's Daily paragraphs, and an NSP run."""
+
 import os
 import subprocess
 import sys
@@ -82,8 +83,31 @@ def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
     corpus = tmp_path / "pd.txt"
     corpus.write_text("\n".join(paragraphs[:200]) + "\n", encoding="utf-8")
     out = tmp_path / "nsp"
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--nsp", "--masking", "ernie",
-           "--size", "tiny", "--max-steps", "4", "--save-steps", "4", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "zhbert",
+        "pretrain",
+        "--corpus",
+        str(corpus),
+        "--output",
+        str(out),
+        "--nsp",
+        "--masking",
+        "ernie",
+        "--size",
+        "tiny",
+        "--max-steps",
+        "4",
+        "--save-steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--num-proc",
+        "1",
+        "--max-length",
+        "64",
+    ]
     r = subprocess.run(cmd, env={**os.environ}, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     model, info = BertForPreTraining.from_pretrained(str(out / "final"), output_loading_info=True)

@@ -1,6 +1,7 @@
 """The portable pre-tokenised corpus (``*.zhcorpus``): same token ids and the same
 word / ERNIE units as the text it came from, checked against the vocabulary and
 the masking, and trainable with ``zhbert pretrain --corpus FILE``."""
+
 import numpy as np
 import pytest
 
@@ -79,8 +80,19 @@ def test_pretrains_from_the_file(portable, tmp_path, tiny_encoder):
 
     from zhbert.training.pretrain import PretrainConfig, pretrain
 
-    final = pretrain(PretrainConfig(corpus=[str(portable)], output=str(tmp_path / "run"), init=str(tiny_encoder), masking="ernie",
-                                    max_length=64, batch_size=4, max_steps=3, save_steps=3, num_proc=1))
+    final = pretrain(
+        PretrainConfig(
+            corpus=[str(portable)],
+            output=str(tmp_path / "run"),
+            init=str(tiny_encoder),
+            masking="ernie",
+            max_length=64,
+            batch_size=4,
+            max_steps=3,
+            save_steps=3,
+            num_proc=1,
+        )
+    )
     config = AutoModelForMaskedLM.from_pretrained(final).config
     assert config.hidden_size == 32
     assert config.zhbert_encoder == {"max_length": 64, "normalizer": "zhbert-1"}  # what it saw in pretraining

@@ -1,4 +1,5 @@
 """Sinusoidal position initialisation: the property it exists for, and its use in pretraining."""
+
 import math
 
 import torch

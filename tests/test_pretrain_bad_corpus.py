@@ -1,4 +1,5 @@
 """Bad pretraining input: a clear error naming the file, or windowed; never dropped."""
+
 import subprocess
 import sys
 
@@ -7,8 +8,26 @@ from datasets import Dataset
 
 
 def _pretrain(corpus, out):
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out),
-           "--size", "tiny", "--max-steps", "1", "--num-proc", "1", "--batch-size", "2", "--max-length", "64"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "zhbert",
+        "pretrain",
+        "--corpus",
+        str(corpus),
+        "--output",
+        str(out),
+        "--size",
+        "tiny",
+        "--max-steps",
+        "1",
+        "--num-proc",
+        "1",
+        "--batch-size",
+        "2",
+        "--max-length",
+        "64",
+    ]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 

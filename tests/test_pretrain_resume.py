@@ -1,5 +1,6 @@
 """kill -9 during training and during a checkpoint save: the rerun resumes from
 the last complete checkpoint and ends with the same weights as an uninterrupted run."""
+
 import os
 import subprocess
 import sys
@@ -19,9 +20,30 @@ def corpus_file(tmp_path_factory, peoples_daily):
 def _run(corpus, out, env_extra=None):
     env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
     cmd = [
-        sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out),
-        "--size", "tiny", "--max-steps", "12", "--save-steps", "4", "--batch-size", "8",
-        "--logging-steps", "2", "--num-proc", "1", "--masking", "wwm", "--max-length", "64",
+        sys.executable,
+        "-m",
+        "zhbert",
+        "pretrain",
+        "--corpus",
+        str(corpus),
+        "--output",
+        str(out),
+        "--size",
+        "tiny",
+        "--max-steps",
+        "12",
+        "--save-steps",
+        "4",
+        "--batch-size",
+        "8",
+        "--logging-steps",
+        "2",
+        "--num-proc",
+        "1",
+        "--masking",
+        "wwm",
+        "--max-length",
+        "64",
     ]
     return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
 
@@ -67,11 +89,33 @@ def test_result_loads_in_plain_transformers_and_continues(tmp_path, corpus_file)
 
     # a checkpoint written by plain transformers continues pretraining with zhbert
     init = tmp_path / "plain"
-    BertForMaskedLM(BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)).save_pretrained(init)
+    BertForMaskedLM(
+        BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+    ).save_pretrained(init)
     out = tmp_path / "continued"
     env = {**os.environ}
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output", str(out), "--init", str(init),
-           "--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "zhbert",
+        "pretrain",
+        "--corpus",
+        str(corpus_file),
+        "--output",
+        str(out),
+        "--init",
+        str(init),
+        "--max-steps",
+        "3",
+        "--save-steps",
+        "3",
+        "--batch-size",
+        "4",
+        "--num-proc",
+        "1",
+        "--max-length",
+        "64",
+    ]
     r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     model = AutoModelForMaskedLM.from_pretrained(str(out / "final"))
@@ -102,8 +146,11 @@ def _zero_weights(ckpt):
         f.write(b"\0" * 4096)
 
 
-@pytest.mark.parametrize("damage", [_damage_optimizer, lambda c: (c / "rng_state.pth").unlink(), _zero_weights],
-                         ids=["truncated-optimizer", "deleted-rng-state", "zeroed-weights"])
+@pytest.mark.parametrize(
+    "damage",
+    [_damage_optimizer, lambda c: (c / "rng_state.pth").unlink(), _zero_weights],
+    ids=["truncated-optimizer", "deleted-rng-state", "zeroed-weights"],
+)
 def test_a_damaged_complete_checkpoint_falls_back_to_the_previous_one(corpus_file, tmp_path, reference, damage):
     r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "10"})
     assert r.returncode == -9 and (tmp_path / "checkpoint-8" / "zhbert_complete.json").is_file()
@@ -126,11 +173,19 @@ def test_rerunning_a_finished_run_takes_no_extra_step(corpus_file, tmp_path, ref
     _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
 
 
-@pytest.mark.parametrize("error, cause", [
-    (OSError(30, "Read-only file system"), "read-only"),
-    (RuntimeError("[enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing file data/0: "
-                  "file write failed / basic_ios::clear: iostream error"), "no space left"),
-])
+@pytest.mark.parametrize(
+    "error, cause",
+    [
+        (OSError(30, "Read-only file system"), "read-only"),
+        (
+            RuntimeError(
+                "[enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing file data/0: "
+                "file write failed / basic_ios::clear: iostream error"
+            ),
+            "no space left",
+        ),
+    ],
+)
 def test_storage_failures_end_in_one_line(corpus_file, tmp_path, monkeypatch, error, cause):
     """A read-only or full output folder: one line naming the folder, the cause and the last complete checkpoint."""
     from transformers import Trainer
@@ -148,8 +203,9 @@ def test_storage_failures_end_in_one_line(corpus_file, tmp_path, monkeypatch, er
         return real(self, *args, **kwargs)
 
     monkeypatch.setattr(Trainer, "_save_checkpoint", failing_save)
-    cfg = PretrainConfig(corpus=[str(corpus_file)], output=str(tmp_path), size="tiny", max_steps=8, save_steps=4,
-                         batch_size=8, num_proc=1, max_length=64)
+    cfg = PretrainConfig(
+        corpus=[str(corpus_file)], output=str(tmp_path), size="tiny", max_steps=8, save_steps=4, batch_size=8, num_proc=1, max_length=64
+    )
     with pytest.raises(StorageError) as info:
         pretrain(cfg)
     msg = str(info.value)

@@ -1,5 +1,6 @@
 """Layer-wise probing: a numeric oracle on planted signal, and `zhbert probe` end to end
 on a tiny encoder with real People's Daily sentences and LCQMC pairs."""
+
 import json
 
 import pytest
@@ -46,12 +47,14 @@ def test_probe_cli_writes_table_and_plots(tiny_encoder, tmp_path):
     from zhbert.cli import app
 
     out = tmp_path / "probe"
-    res = CliRunner().invoke(app, ["probe", str(tiny_encoder), "--output", str(out), "--sentences", "40",
-                                   "--pairs", "40", "--pca-layer", "1", "--steps", "30"])
+    res = CliRunner().invoke(
+        app, ["probe", str(tiny_encoder), "--output", str(out), "--sentences", "40", "--pairs", "40", "--pca-layer", "1", "--steps", "30"]
+    )
     assert res.exit_code == 0, res.output
     results = json.loads((out / "probe.json").read_text(encoding="utf-8"))
-    assert {(r["task"], r["model"]) for r in results} == {(t, m) for t in ("pos", "entity", "boundary", "pair")
-                                                         for m in (tiny_encoder.name, "random init")}
+    assert {(r["task"], r["model"]) for r in results} == {
+        (t, m) for t in ("pos", "entity", "boundary", "pair") for m in (tiny_encoder.name, "random init")
+    }
     for r in results:
         assert len(r["accuracy"]) == 5 and all(0 <= a <= 1 for a in r["accuracy"])  # embeddings + 4 layers
         assert 0 <= r["centre_of_gravity"] <= 4 and abs(sum(r["mix_weights"]) - 1) < 1e-5

@@ -1,4 +1,5 @@
 """Malformed input: one error naming file, line and problem; nothing silently dropped."""
+
 import re
 import warnings
 
@@ -9,11 +10,17 @@ from zhbert.errors import DataFormatError
 
 PD_NER = "中 B-LOC\n国 I-LOC\n人 O\n\n北 B-LOC\n京 I-LOC\n"
 RESUME = "张 B-NAME\n三 E-NAME\n， O\n\n中 B-ORG\n国 M-ORG\n银 M-ORG\n行 E-ORG\n"
-CLUENER = '{\n  "text": "彭小军认为",\n  "label": {\n    "name": {\n      "彭小军": [\n        [\n          0,\n          2\n        ]\n      ]\n    }\n  }\n}\n'
+CLUENER = (
+    '{\n  "text": "彭小军认为",\n  "label": {\n    "name": {\n      "彭小军": [\n        [\n'
+    "          0,\n          2\n        ]\n      ]\n    }\n  }\n}\n"
+)
 PAIRS = "蚂蚁借呗等额还款可以换成先息后本吗\t借呗有先息到期还本吗\t0\n蚂蚁花呗说我违约一次\t蚂蚁花呗违约行为是什么\t1\n"
 EWECT = "label\ttext_a\n1\t气死姐姐了，快二是阵亡了吗\n2\t妞妞啊，今天又承办了一个发文登记文号\n"
 PD_TAG = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n中共中央/nt  总书记/n  、/w  国家/n  主席/n  江/nr  泽民/nr\n"
-XML = '<?xml version="1.0" encoding="UTF-8"?>\n<SampleData>\n  <weibo id="1" emotion-type1="disgust" emotion-type2="none">\n    <sentence id="1">今儿老爸逮着我一顿狠念！</sentence>\n  </weibo>\n</SampleData>\n'
+XML = (
+    '<?xml version="1.0" encoding="UTF-8"?>\n<SampleData>\n  <weibo id="1" emotion-type1="disgust" emotion-type2="none">\n'
+    '    <sentence id="1">今儿老爸逮着我一顿狠念！</sentence>\n  </weibo>\n</SampleData>\n'
+)
 
 
 def _write(tmp_path, name, content, raw=False):
@@ -40,19 +47,54 @@ CASES = [
     (lambda p: data.read_char_tagged(p, types=["LOC"]), "ner.txt", PD_NER, "中 B-LOC\n国 I-LOC X\n", 2, "2 columns"),
     (lambda p: data.read_char_tagged(p, types=["LOC"]), "ner.txt", PD_NER, "中 B-LOC\n国 B-XYZ\n", 2, "unknown tag"),
     (lambda p: data.read_char_tagged(p, scheme="BIO", types=["LOC"]), "ner.txt", PD_NER, "中 O\n国 I-LOC\n", 2, "I-X must continue"),
-    (lambda p: data.read_char_tagged(p, scheme="BMES", types=["NAME", "ORG"]), "r.bmes", RESUME, "中 B-ORG\n国 M-ORG\n\n北 S-ORG\n", 2, "open span"),
-    (lambda p: data.read_char_tagged(p, scheme="BMES", types=["NAME", "ORG"]), "r.bmes", RESUME, "中 O\n国 E-ORG\n", 2, "does not continue"),
+    (
+        lambda p: data.read_char_tagged(p, scheme="BMES", types=["NAME", "ORG"]),
+        "r.bmes",
+        RESUME,
+        "中 B-ORG\n国 M-ORG\n\n北 S-ORG\n",
+        2,
+        "open span",
+    ),
+    (
+        lambda p: data.read_char_tagged(p, scheme="BMES", types=["NAME", "ORG"]),
+        "r.bmes",
+        RESUME,
+        "中 O\n国 E-ORG\n",
+        2,
+        "does not continue",
+    ),
     (data.read_cluener, "c.json", CLUENER, CLUENER.replace("2\n        ]", "3\n        ]"), 1, r"covers '彭小军认'"),
     (data.read_cluener, "c.json", CLUENER, CLUENER.replace("2\n        ]", "9\n        ]"), 1, "outside a text"),
     (data.read_cluener, "c.json", CLUENER, CLUENER + '{"text": "x", "label": {"nam": {"x": [[0, 0]]}}}\n', 14, "unknown entity type"),
     (data.read_cluener, "c.json", CLUENER, CLUENER + '{"text": "x",\n "label": \n', 16, "invalid JSON"),
     (data.read_pair_tsv, "p.txt", PAIRS, PAIRS + "只有一列\n", 3, "3 tab-separated columns"),
     (data.read_pair_tsv, "p.txt", PAIRS, PAIRS + "甲\t乙\t2\n", 3, "unknown label '2'"),
-    (data.read_ocnli, "o.json", '{"sentence1": "a", "sentence2": "b", "label": "neutral", "id": 0}\n', '{"sentence1": "a", "sentence2": "b", "label": "neutral", "id": 0}\n{"sentence1": "a", "label": "neutral"}\n', 2, "missing field 'sentence2'"),
+    (
+        data.read_ocnli,
+        "o.json",
+        '{"sentence1": "a", "sentence2": "b", "label": "neutral", "id": 0}\n',
+        '{"sentence1": "a", "sentence2": "b", "label": "neutral", "id": 0}\n{"sentence1": "a", "label": "neutral"}\n',
+        2,
+        "missing field 'sentence2'",
+    ),
     (data.read_smp2020_ewect, "e.tsv", EWECT, EWECT + "9\t不存在的标签\n", 4, "unknown label '9'"),
-    (data.read_smp2020_ewect, "e.json", '[{"id": 1, "content": "天使", "label": "happy"}]', '[{"id": 1, "content": "天使", "label": "happy"},\n {"id": 2, "content": "x", "label": "joy"}]', 2, "unknown label 'joy'"),
+    (
+        data.read_smp2020_ewect,
+        "e.json",
+        '[{"id": 1, "content": "天使", "label": "happy"}]',
+        '[{"id": 1, "content": "天使", "label": "happy"},\n {"id": 2, "content": "x", "label": "joy"}]',
+        2,
+        "unknown label 'joy'",
+    ),
     (data.read_peoples_daily, "pd.txt", PD_TAG, PD_TAG + "坏/  数据\n", 3, "word/POS"),
-    (data.read_nlpcc2014_emotion, "w.xml", XML, XML.replace('emotion-type1="disgust"', 'emotion-type1="boredom"'), 3, "unknown emotion-type1"),
+    (
+        data.read_nlpcc2014_emotion,
+        "w.xml",
+        XML,
+        XML.replace('emotion-type1="disgust"', 'emotion-type1="boredom"'),
+        3,
+        "unknown emotion-type1",
+    ),
     (data.read_nlpcc2014_emotion, "w.xml", XML, XML.replace("</weibo>", "</weib>"), 5, "malformed XML"),
     (data.read_segmented, "s.txt", "共同  创造\n美好  的\n", None, None, None),
 ]

@@ -1,4 +1,5 @@
 """Every reader loads its real file and matches the counts in SOURCES.md."""
+
 from collections import Counter
 
 import pytest
@@ -99,7 +100,9 @@ def test_resume_and_weibo_ner(datasets_dir):
         merged = 2 if split == "train" else 0  # two entities broken by a sentence split are joined
         assert len(ds) == n - merged
         assert "B-NAME" in ds.features["tags"].feature.names and "M-NAME" in ds.features["tags"].feature.names
-    assert sum(map(len, data.read_char_tagged(str(datasets_dir / "resume_ner" / "train.char.bmes"), merge_split_spans=True)["text"])) == 124099
+    assert (
+        sum(map(len, data.read_char_tagged(str(datasets_dir / "resume_ner" / "train.char.bmes"), merge_split_spans=True)["text"])) == 124099
+    )
     chars = {"train": 73778, "dev": 14509, "test": 14842}
     for split, n in {"train": 1350, "dev": 270, "test": 270}.items():
         ds = data.read_char_tagged(
@@ -111,7 +114,9 @@ def test_resume_and_weibo_ner(datasets_dir):
 
 
 def test_resume_without_repair_names_the_line(datasets_dir):
-    with pytest.raises(data.DataFormatError if hasattr(data, "DataFormatError") else Exception, match=r"train\.char\.bmes:\d+: invalid BMES"):
+    with pytest.raises(
+        data.DataFormatError if hasattr(data, "DataFormatError") else Exception, match=r"train\.char\.bmes:\d+: invalid BMES"
+    ):
         data.read_char_tagged(str(datasets_dir / "resume_ner" / "train.char.bmes"))
 
 
@@ -124,7 +129,7 @@ def test_cluener(datasets_dir):
     assert {"type": "name", "start": 0, "end": 3, "text": "彭小军"} in first["entities"]  # inclusive [0, 2] in the file
     for row in dev:
         for e in row["entities"]:
-            assert row["text"][e["start"]:e["end"]] == e["text"]
+            assert row["text"][e["start"] : e["end"]] == e["text"]
 
 
 def test_pairs(datasets_dir):

@@ -1,4 +1,5 @@
 """Each recipe end to end on a few dozen real examples with a tiny encoder."""
+
 import json
 import subprocess
 import sys
@@ -10,8 +11,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _recipe(name, tiny_encoder, out, *extra):
-    cmd = [sys.executable, str(ROOT / "recipes" / f"{name}.py"), "--encoder", str(tiny_encoder), "--preset", "tiny",
-           "--window", "64", "--output_dir", str(out), *extra]
+    cmd = [
+        sys.executable,
+        str(ROOT / "recipes" / f"{name}.py"),
+        "--encoder",
+        str(tiny_encoder),
+        "--preset",
+        "tiny",
+        "--window",
+        "64",
+        "--output_dir",
+        str(out),
+        *extra,
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env={**__import__("os").environ, "OMP_NUM_THREADS": "1"})
     assert r.returncode == 0, r.stderr[-3000:]
     return r, json.loads((out / "metrics.json").read_text())
@@ -35,8 +47,24 @@ def test_ner_recipe(dataset, crf, tiny_encoder, tmp_path):
     r, m = _recipe("ner", tiny_encoder, tmp_path / "ner", "--dataset", dataset, *extra)
     overall = m["metrics"]["overall"]
     assert m["dataset"] == f"ner-{dataset}" and 0 <= overall["f1"] <= 1 and overall["support"] > 0
-    assert set(m["metrics"]["per_type"]) <= {"NAME", "ORG", "TITLE", "EDU", "CONT", "LOC", "PRO", "RACE",
-                                             "GPE.NAM", "GPE.NOM", "LOC.NAM", "LOC.NOM", "ORG.NAM", "ORG.NOM", "PER.NAM", "PER.NOM"}
+    assert set(m["metrics"]["per_type"]) <= {
+        "NAME",
+        "ORG",
+        "TITLE",
+        "EDU",
+        "CONT",
+        "LOC",
+        "PRO",
+        "RACE",
+        "GPE.NAM",
+        "GPE.NOM",
+        "LOC.NAM",
+        "LOC.NOM",
+        "ORG.NAM",
+        "ORG.NOM",
+        "PER.NAM",
+        "PER.NOM",
+    }
 
 
 def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
@@ -52,8 +80,18 @@ def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
     bad = (src / "train.char.bmes").read_text(encoding="utf-8").splitlines()
     bad[4] = "高 B-NAME extra-column"
     (shared / "datasets" / "resume_ner" / "train.char.bmes").write_text("\n".join(bad) + "\n", encoding="utf-8")
-    cmd = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "resume", "--encoder", str(tiny_encoder),
-           "--preset", "tiny", "--output_dir", str(tmp_path / "out")]
+    cmd = [
+        sys.executable,
+        str(ROOT / "recipes" / "ner.py"),
+        "--dataset",
+        "resume",
+        "--encoder",
+        str(tiny_encoder),
+        "--preset",
+        "tiny",
+        "--output_dir",
+        str(tmp_path / "out"),
+    ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "ZHBERT_SHARED": str(shared)})
     assert r.returncode == 1 and "train.char.bmes:5:" in r.stderr and "Traceback" not in r.stderr
     (shared / "datasets" / "resume_ner" / "train.char.bmes").unlink()

@@ -1,5 +1,6 @@
 """No silent garbage: each case below once answered from random weights, trained on [UNK]s,
 crashed with an unrelated message, or wrote raw bytes; now each ends in a clear error."""
+
 import json
 import shutil
 import subprocess
@@ -23,8 +24,11 @@ def _cli(*args, stdin: bytes | None = None):
 def encoder_without_mlm_head(tmp_path_factory):
     """A sentence-transformers-style folder: a BertModel, no masked-LM head."""
     path = tmp_path_factory.mktemp("bertmodel")
-    BertModel(BertConfig(vocab_size=21128, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                         intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
+    BertModel(
+        BertConfig(
+            vocab_size=21128, hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64, max_position_embeddings=64
+        )
+    ).save_pretrained(path)
     build_tokenizer().save_pretrained(path)
     return path
 
@@ -44,8 +48,16 @@ def english_encoder(tmp_path_factory):
     path = tmp_path_factory.mktemp("english")
     vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"abcdefghijklmnopqrstuvwxyz0123456789.,!?", "the", "##s"]
     tok = build_tokenizer(vocab)
-    BertForMaskedLM(BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-                               intermediate_size=64, max_position_embeddings=64)).save_pretrained(path)
+    BertForMaskedLM(
+        BertConfig(
+            vocab_size=len(vocab),
+            hidden_size=32,
+            num_hidden_layers=2,
+            num_attention_heads=2,
+            intermediate_size=64,
+            max_position_embeddings=64,
+        )
+    ).save_pretrained(path)
     tok.save_pretrained(path)
     return path
 
@@ -55,8 +67,17 @@ def test_pretraining_stops_when_the_vocabulary_cannot_read_the_corpus(english_en
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join(pd_sentences[:300]) + "\n", encoding="utf-8")
-    cfg = PretrainConfig(corpus=[str(corpus)], output=str(tmp_path / "run"), init=str(english_encoder), masking="char",
-                         max_length=32, batch_size=2, max_steps=1, save_steps=1, num_proc=1)
+    cfg = PretrainConfig(
+        corpus=[str(corpus)],
+        output=str(tmp_path / "run"),
+        init=str(english_encoder),
+        masking="char",
+        max_length=32,
+        batch_size=2,
+        max_steps=1,
+        save_steps=1,
+        num_proc=1,
+    )
     with pytest.raises(ValueError, match=r"are \[UNK\].*--max-unk-rate 1"):
         pretrain(cfg)
     cfg.max_unk_rate = 1.0  # the explicit override trains anyway
@@ -76,13 +97,16 @@ def test_fine_tuning_stops_when_the_vocabulary_cannot_read_the_text(english_enco
     assert check_unk_share([{"input_ids": list(e.ids)} for e in encode(zh, pd_sentences[:50])], zh, 0.05) < 0.01
 
 
-@pytest.mark.parametrize("call, error, words", [
-    (lambda m: m(None), TypeError, "inputs"),
-    (lambda m: m(b"\xe4\xb8\xad"), TypeError, "decode bytes"),
-    (lambda m: m("中国", batch_size=0), ValueError, "batch_size"),
-    (lambda m: m("中国", batch_size=-3), ValueError, "batch_size"),
-    (lambda m: m("中国", batch_size=2.5), TypeError, "batch_size"),
-])
+@pytest.mark.parametrize(
+    "call, error, words",
+    [
+        (lambda m: m(None), TypeError, "inputs"),
+        (lambda m: m(b"\xe4\xb8\xad"), TypeError, "decode bytes"),
+        (lambda m: m("中国", batch_size=0), ValueError, "batch_size"),
+        (lambda m: m("中国", batch_size=-3), ValueError, "batch_size"),
+        (lambda m: m("中国", batch_size=2.5), TypeError, "batch_size"),
+    ],
+)
 def test_argument_errors_name_the_argument(call, error, words):
     with pytest.raises(error, match=words):
         call(zhbert.load("ner"))

@@ -2,6 +2,7 @@
 overlapping, ``text[start:end] == span.text``; segmentation covers every non-space character
 exactly once and no word contains whitespace; marks, variation selectors and ZWJ sequences stay
 with their base character."""
+
 from functools import lru_cache
 
 from hypothesis import given, settings
@@ -18,7 +19,8 @@ PIECES = (
     + [" ", "\u3000", "\t", "\n", "\xa0", "\u2028"]
 )
 TEXTS = st.lists(st.sampled_from(PIECES), max_size=25).map("".join) | st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30)
+    alphabet=st.characters(blacklist_categories=("Cs",)), max_size=30
+)
 
 
 @lru_cache(maxsize=None)
@@ -30,7 +32,7 @@ def _check_spans(text, spans):
     prev_end = 0
     for s in spans:
         assert s.start >= prev_end, (text, spans)  # sorted and non-overlapping
-        assert s.start < s.end and text[s.start:s.end] == s.text
+        assert s.start < s.end and text[s.start : s.end] == s.text
         prev_end = s.end
 
 

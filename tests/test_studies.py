@@ -1,7 +1,7 @@
 """`zhbert study modes` and `zhbert study masking` end to end on a tiny encoder and a few
 dozen real examples (recipe preset ``tiny``): the tables, plots and claims they write."""
-import json
 
+import json
 
 from zhbert.studies import ModeRow, literature_claims
 
@@ -9,15 +9,20 @@ from zhbert.studies import ModeRow, literature_claims
 def _row(task, mode, rep, *scores):
     import statistics
 
-    return ModeRow(task, task, mode, rep, "f1", list(scores), statistics.fmean(scores), statistics.stdev(scores) if len(scores) > 1 else 0.0)
+    return ModeRow(
+        task, task, mode, rep, "f1", list(scores), statistics.fmean(scores), statistics.stdev(scores) if len(scores) > 1 else 0.0
+    )
 
 
 def test_literature_claims_read_the_numbers():
     rows = [
-        _row("matching", "finetune", "cls", 0.80, 0.82), _row("matching", "finetune", "scalar-mix", 0.805, 0.815),
+        _row("matching", "finetune", "cls", 0.80, 0.82),
+        _row("matching", "finetune", "scalar-mix", 0.805, 0.815),
         _row("matching", "frozen", "cls", 0.60, 0.62),
-        _row("ner", "finetune", "last", 0.90, 0.91), _row("ner", "finetune", "scalar-mix", 0.92, 0.93),
-        _row("ner", "frozen", "last", 0.80, 0.81), _row("ner", "frozen", "scalar-mix", 0.79, 0.80),
+        _row("ner", "finetune", "last", 0.90, 0.91),
+        _row("ner", "finetune", "scalar-mix", 0.92, 0.93),
+        _row("ner", "frozen", "last", 0.80, 0.81),
+        _row("ner", "frozen", "scalar-mix", 0.79, 0.80),
     ]
     claims = {c["claim"].split(",")[0]: c for c in literature_claims(rows)}
     assert claims["fine-tuning beats feature-based most clearly on sentence pairs"]["holds"] is True  # +20 vs +11
@@ -34,9 +39,32 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
     from zhbert.cli import app
 
     out = tmp_path / "modes"
-    argv = ["study", "modes", "--output", str(out), "--encoder", str(tiny_encoder), "--task", "ner", "--task", "matching",
-            "--seed", "1", "--seed", "2", "--representation", "cls", "--representation", "last", "--representation", "scalar-mix",
-            "--preset", "tiny", "--finetune-learning-rate", "3e-4"]
+    argv = [
+        "study",
+        "modes",
+        "--output",
+        str(out),
+        "--encoder",
+        str(tiny_encoder),
+        "--task",
+        "ner",
+        "--task",
+        "matching",
+        "--seed",
+        "1",
+        "--seed",
+        "2",
+        "--representation",
+        "cls",
+        "--representation",
+        "last",
+        "--representation",
+        "scalar-mix",
+        "--preset",
+        "tiny",
+        "--finetune-learning-rate",
+        "3e-4",
+    ]
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
     report = json.loads((out / "modes.json").read_text(encoding="utf-8"))
@@ -69,10 +97,43 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join("".join(pd_sentences[i : i + 5]) for i in range(0, 600, 5)) + "\n", encoding="utf-8")
     out = tmp_path / "masking"
-    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--masking", "char",
-                                   "--masking", "wwm", "--nsp", "no", "--size", "tiny", "--steps", "4", "--batch-size", "4",
-                                   "--max-length", "64", "--task", "ner", "--task", "matching", "--preset", "tiny",
-                                   "--fill-mask-sentences", "40", "--learning-rate", "1e-4", "--pretrain-learning-rate", "1e-3"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "study",
+            "masking",
+            "--corpus",
+            str(corpus),
+            "--output",
+            str(out),
+            "--masking",
+            "char",
+            "--masking",
+            "wwm",
+            "--nsp",
+            "no",
+            "--size",
+            "tiny",
+            "--steps",
+            "4",
+            "--batch-size",
+            "4",
+            "--max-length",
+            "64",
+            "--task",
+            "ner",
+            "--task",
+            "matching",
+            "--preset",
+            "tiny",
+            "--fill-mask-sentences",
+            "40",
+            "--learning-rate",
+            "1e-4",
+            "--pretrain-learning-rate",
+            "1e-3",
+        ],
+    )
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "masking.json").read_text(encoding="utf-8"))["rows"]
     assert [(r["masking"], r["nsp"]) for r in rows] == [("char", False), ("wwm", False)]
@@ -95,17 +156,43 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
 def test_study_masking_continues_from_a_checkpoint(tmp_path, pd_sentences, tiny_encoder):
     """--init: every masking continues from the same checkpoint, and the checkpoint itself is
     scored as the row 'init' (no pretraining), so the table shows what each masking added."""
-    from typer.testing import CliRunner
     from transformers import AutoConfig
+    from typer.testing import CliRunner
 
     from zhbert.cli import app
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("\n".join("".join(pd_sentences[i : i + 5]) for i in range(0, 300, 5)) + "\n", encoding="utf-8")
     out = tmp_path / "masking"
-    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(out), "--init", str(tiny_encoder),
-                                   "--masking", "ernie", "--nsp", "no", "--steps", "3", "--batch-size", "4", "--max-length", "64",
-                                   "--task", "cws", "--preset", "tiny", "--fill-mask-sentences", "30"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "study",
+            "masking",
+            "--corpus",
+            str(corpus),
+            "--output",
+            str(out),
+            "--init",
+            str(tiny_encoder),
+            "--masking",
+            "ernie",
+            "--nsp",
+            "no",
+            "--steps",
+            "3",
+            "--batch-size",
+            "4",
+            "--max-length",
+            "64",
+            "--task",
+            "cws",
+            "--preset",
+            "tiny",
+            "--fill-mask-sentences",
+            "30",
+        ],
+    )
     assert res.exit_code == 0, res.output
     report = json.loads((out / "masking.json").read_text(encoding="utf-8"))
     assert report["meta"]["init"] == str(tiny_encoder)
@@ -116,7 +203,9 @@ def test_study_masking_continues_from_a_checkpoint(tmp_path, pd_sentences, tiny_
     final = out / "pretrain" / "ernie" / "final"
     assert AutoConfig.from_pretrained(final).hidden_size == 32
     assert rows[0]["fill_mask"]["char"]["perplexity"] != rows[1]["fill_mask"]["char"]["perplexity"]
-    runs = [json.loads((out / "finetune" / n / "cws-seed1" / "metrics.json").read_text())["arguments"]["encoder"] for n in ("init", "ernie")]
+    runs = [
+        json.loads((out / "finetune" / n / "cws-seed1" / "metrics.json").read_text())["arguments"]["encoder"] for n in ("init", "ernie")
+    ]
     assert runs == [str(tiny_encoder), str(final)]
     assert "| init | no | 0 | 0 |" in (out / "masking.md").read_text(encoding="utf-8")
 
@@ -128,8 +217,21 @@ def test_study_masking_names_a_missing_init(tmp_path):
 
     corpus = tmp_path / "corpus.txt"
     corpus.write_text("人民日报社论。\n", encoding="utf-8")
-    res = CliRunner().invoke(app, ["study", "masking", "--corpus", str(corpus), "--output", str(tmp_path / "m"),
-                                   "--init", str(tmp_path / "nowhere"), "--task", "cws"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "study",
+            "masking",
+            "--corpus",
+            str(corpus),
+            "--output",
+            str(tmp_path / "m"),
+            "--init",
+            str(tmp_path / "nowhere"),
+            "--task",
+            "cws",
+        ],
+    )
     assert res.exit_code != 0 and "nowhere" in res.output
 
 

@@ -1,4 +1,5 @@
 """The tokenizer owns normalisation and keeps exact offsets into the original string."""
+
 from functools import lru_cache
 
 from hypothesis import given, settings
@@ -7,8 +8,24 @@ from hypothesis import strategies as st
 from zhbert.text import is_space, token_units
 from zhbert.tokenizer import encode, zhbert_normalizer
 
-EDGE_CASES = ["", " ", "😀", "𠮷", "臺灣大學", "iPhone15发布于2023年", "ＡＢＣ１２３", "，。！？", "\u3000", "a\x00b\x07c",
-              "e\u0301", "👨\u200d👩\u200d👧", "\ufeff中文", "㍿", "倢릤勞슼", "天\x1c大"]
+EDGE_CASES = [
+    "",
+    " ",
+    "😀",
+    "𠮷",
+    "臺灣大學",
+    "iPhone15发布于2023年",
+    "ＡＢＣ１２３",
+    "，。！？",
+    "\u3000",
+    "a\x00b\x07c",
+    "e\u0301",
+    "👨\u200d👩\u200d👧",
+    "\ufeff中文",
+    "㍿",
+    "倢릤勞슼",
+    "天\x1c大",
+]
 NORM = zhbert_normalizer()
 
 
@@ -62,7 +79,7 @@ def test_edge_cases(tokenizer):
 def test_units_keep_clusters_and_uncovered_characters(tokenizer):
     def units(text):
         enc = encode(tokenizer, text)
-        return [(text[u.start:u.end], u.token >= 0) for u in token_units(text, enc.offsets, enc.word_ids)]
+        return [(text[u.start : u.end], u.token >= 0) for u in token_units(text, enc.offsets, enc.word_ids)]
 
     assert units("Zoe\u0308在") == [("Zoe\u0308", True), ("在", True)]  # the mark stays with its letter
     assert units("👨\u200d👩\u200d👧好") == [("👨\u200d👩\u200d👧", True), ("好", True)]  # one ZWJ sequence

@@ -1,7 +1,8 @@
 """The tokenizer is a plain BertTokenizerFast with a full vocabulary and low [UNK]."""
+
 from transformers import AutoTokenizer
 
-from zhbert.tokenizer import build_tokenizer, encode, load_tokenizer, unk_rate
+from zhbert.tokenizer import encode, load_tokenizer, unk_rate
 
 
 def test_full_vocabulary_not_the_vocab_file_trap(tokenizer):

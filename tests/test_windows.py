@@ -1,4 +1,5 @@
 """Sliding windows on People's Daily articles joined to 3,000+ characters."""
+
 import pytest
 import torch
 

@@ -3,6 +3,7 @@
 Two stages: continue pretraining on your corpus (``zhbert pretrain``), then
 fine-tune task heads (segmentation, Weibo post tagging, NER, matching).
 """
+
 from __future__ import annotations
 
 import logging

@@ -20,6 +20,7 @@ versus the pipeline's truncation), which is not what is compared here.
 Only stock-compatible heads can be compared (a CRF or a fused representation has
 no plain-transformers class); :func:`compare` says so instead of guessing.
 """
+
 from __future__ import annotations
 
 import json
@@ -98,8 +99,10 @@ def _head_kind(path: Path) -> str:
 
     h = HeadConfig.from_dict(head)
     if not stock_architecture(h):
-        raise ValueError(f"{path}: a {h.task} head with representation={h.representation}, crf={h.crf} has no "
-                         "plain-transformers class, so there is nothing to compare against")
+        raise ValueError(
+            f"{path}: a {h.task} head with representation={h.representation}, crf={h.crf} has no "
+            "plain-transformers class, so there is nothing to compare against"
+        )
     if h.task == "token":
         return "segmentation" if h.scheme and h.scheme.startswith("BMES") else "ner"
     return "pair" if h.task == "pair" else "sequence"
@@ -116,7 +119,9 @@ def compare(name: str, path: str | Path, inputs: list, tol: float = 1e-5) -> Agr
     path = Path(path)
     kind = _head_kind(path)
     ours = load(str(path))
-    task = {"fill-mask": "fill-mask", "ner": "token-classification", "segmentation": "token-classification"}.get(kind, "text-classification")
+    task = {"fill-mask": "fill-mask", "ner": "token-classification", "segmentation": "token-classification"}.get(
+        kind, "text-classification"
+    )
     kwargs = {"aggregation_strategy": "simple"} if kind == "ner" else {}
     pipe = pipeline(task, model=str(path), tokenizer=str(path), device="cpu", dtype=torch.float32, **kwargs)
     result = Agreement(name, kind)
@@ -161,4 +166,3 @@ def compare(name: str, path: str | Path, inputs: list, tol: float = 1e-5) -> Agr
             result.max_prob_diff = max(result.max_prob_diff, diff)
             result.add(diff <= tol and max(theirs, key=theirs.get) == max(mine, key=mine.get), (x, diff))
     return result
-

@@ -5,6 +5,7 @@ never modified. Every span carries ``start``/``end`` offsets into the caller's
 *original* string (``text[start:end] == span.text``), through normalisation
 (full-width forms, spaces, emoji, control characters). Long texts are windowed.
 """
+
 from __future__ import annotations
 
 import re
@@ -13,16 +14,28 @@ from pathlib import Path
 
 import torch
 
+from .encoder_info import trained_length
 from .errors import ModelLoadError
 from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict_tags
 from .heads.thresholds import apply_thresholds
-from .encoder_info import trained_length
 from .model_info import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
 from .windows import owners, windows
 
-__all__ = ["load", "Span", "Label", "Classification", "Match", "Candidate", "MaskFill",
-           "Segmenter", "Tagger", "Classifier", "Matcher", "MaskedLM"]
+__all__ = [
+    "load",
+    "Span",
+    "Label",
+    "Classification",
+    "Match",
+    "Candidate",
+    "MaskFill",
+    "Segmenter",
+    "Tagger",
+    "Classifier",
+    "Matcher",
+    "MaskedLM",
+]
 
 
 def _plain(value):
@@ -200,8 +213,10 @@ class MaskedLM:
     @torch.no_grad()
     def fill_mask(self, inputs, top_k: int = 5):
         if not self.has_mlm_head:
-            raise ValueError(f"{self.path}: this checkpoint has no masked-LM head (e.g. a sentence-transformers "
-                             "BertModel), so fill-mask would answer from random weights; use features() instead")
+            raise ValueError(
+                f"{self.path}: this checkpoint has no masked-LM head (e.g. a sentence-transformers "
+                "BertModel), so fill-mask would answer from random weights; use features() instead"
+            )
         _check_count("top_k", top_k, 1, self.model.config.vocab_size)
         return _one_or_many(inputs, lambda items: [self._fill(t, top_k) for t in items])
 
@@ -241,8 +256,7 @@ class MaskedLM:
         return [filled[k] for k in masks]
 
     @torch.no_grad()
-    def features(self, inputs, representation: str = "last", pooled: bool = True, batch_size: int = 32,
-                 return_tensors: str | None = None):
+    def features(self, inputs, representation: str = "last", pooled: bool = True, batch_size: int = 32, return_tensors: str | None = None):
         """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token.
 
         Long texts are cut into overlapping windows of the encoder's pretraining length; the
@@ -267,8 +281,9 @@ class MaskedLM:
         def run(texts):
             encs = encode(tok, texts)
             spans = [windows(len(e), size) for e in encs]
-            rows = sorted(((i, w) for i, sp in enumerate(spans) for w in range(len(sp))),
-                          key=lambda r: spans[r[0]][r[1]][1] - spans[r[0]][r[1]][0])  # similar lengths share a batch
+            rows = sorted(
+                ((i, w) for i, sp in enumerate(spans) for w in range(len(sp))), key=lambda r: spans[r[0]][r[1]][1] - spans[r[0]][r[1]][0]
+            )  # similar lengths share a batch
             outputs: dict[tuple[int, int], torch.Tensor] = {}
             for start in range(0, len(rows), batch_size):
                 chunk = rows[start : start + batch_size]
@@ -287,7 +302,12 @@ class MaskedLM:
                     v = cls_vecs.mean(0) if representation == "cls" or not vecs else torch.stack(vecs).mean(0)
                     out.append(v.numpy() if return_tensors else v.tolist())
                 elif return_tensors:
-                    out.append({"offsets": list(enc.offsets), "vectors": torch.stack(vecs).numpy() if vecs else torch.empty(0, cls_vecs.size(-1)).numpy()})
+                    out.append(
+                        {
+                            "offsets": list(enc.offsets),
+                            "vectors": torch.stack(vecs).numpy() if vecs else torch.empty(0, cls_vecs.size(-1)).numpy(),
+                        }
+                    )
                 else:
                     out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, vecs)])
             return out
@@ -312,8 +332,10 @@ def load(name_or_path: str, device: str | None = None):
     if isinstance(rows, int) and not 0.9 * rows <= len(tokenizer) <= rows:
         # e.g. a vocab.txt cut short: almost every character would become [UNK] without a word
         source = "tokenizer.json" if (path / "tokenizer.json").is_file() else "vocab.txt"
-        raise ModelLoadError(f"{path / source}: the tokenizer has {len(tokenizer):,} tokens but the model's embedding "
-                             f"has {rows:,} rows; the vocabulary does not belong to this model (or is truncated)")
+        raise ModelLoadError(
+            f"{path / source}: the tokenizer has {len(tokenizer):,} tokens but the model's embedding "
+            f"has {rows:,} rows; the vocabulary does not belong to this model (or is truncated)"
+        )
     if config.get("zhbert_head"):
         model = load_head(path)
         if device:
@@ -331,8 +353,9 @@ def load(name_or_path: str, device: str | None = None):
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
-    model, info = BertForMaskedLM.from_pretrained(str(path), local_files_only=True, dtype=torch.float32,
-                                                  trust_remote_code=False, output_loading_info=True)
+    model, info = BertForMaskedLM.from_pretrained(
+        str(path), local_files_only=True, dtype=torch.float32, trust_remote_code=False, output_loading_info=True
+    )
     # an encoder saved without its masked-LM head (BertModel, sentence-transformers) gets a random one
     has_mlm_head = not any(k.startswith("cls.predictions.transform") for k in info.get("missing_keys", []))
     if device:

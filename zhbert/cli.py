@@ -1,5 +1,6 @@
 """The ``zhbert`` command line (typer). Each subcommand is a thin layer over a
 Python function so everything the CLI does is also importable."""
+
 from __future__ import annotations
 
 import json
@@ -98,20 +99,38 @@ def pretrain(
     user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
     nsp: bool = typer.Option(False, help="add next-sentence prediction"),
     position_init: str = typer.Option(
-        "auto", help="auto (sinusoidal from scratch, the checkpoint's own with --init), sinusoidal (overwrite) or normal (BERT's N(0, 0.02))"
+        "auto",
+        help="auto (sinusoidal from scratch, the checkpoint's own with --init), sinusoidal (overwrite) or normal (BERT's N(0, 0.02))",
     ),
     max_unk_rate: float = typer.Option(0.05, help="stop when more tokens than this are [UNK]; 1 turns the check off"),
 ) -> None:
     """Masked-LM pretraining (char / wwm / ernie / ngram masking); rerun to resume."""
     from .errors import DataFormatError
-    from .training.pretrain import PretrainConfig, pretrain as run
+    from .training.pretrain import PretrainConfig
+    from .training.pretrain import pretrain as run
 
     cfg = PretrainConfig(
-        corpus=[str(c) for c in corpus], output=str(output), masking=masking, size=size,
-        init=str(init) if init else None, max_length=max_length, batch_size=batch_size, grad_accum=grad_accum,
-        learning_rate=learning_rate, warmup=warmup, max_steps=max_steps, save_steps=save_steps, logging_steps=logging_steps,
-        seed=seed, num_proc=num_proc, dataloader_workers=dataloader_workers, max_docs=max_docs, doc_format=doc_format,
-        user_dict=str(user_dict) if user_dict else None, nsp=nsp, position_init=position_init,
+        corpus=[str(c) for c in corpus],
+        output=str(output),
+        masking=masking,
+        size=size,
+        init=str(init) if init else None,
+        max_length=max_length,
+        batch_size=batch_size,
+        grad_accum=grad_accum,
+        learning_rate=learning_rate,
+        warmup=warmup,
+        max_steps=max_steps,
+        save_steps=save_steps,
+        logging_steps=logging_steps,
+        seed=seed,
+        num_proc=num_proc,
+        dataloader_workers=dataloader_workers,
+        max_docs=max_docs,
+        doc_format=doc_format,
+        user_dict=str(user_dict) if user_dict else None,
+        nsp=nsp,
+        position_init=position_init,
         max_unk_rate=max_unk_rate,
     )
     from .errors import ZhbertError
@@ -139,12 +158,22 @@ def prepare_corpus(
     from .training.pretrain import prepare_corpus as run
 
     try:
-        meta = run([str(c) for c in corpus], str(output), masking=masking, tokenizer_from=str(tokenizer_from) if tokenizer_from else None,
-                   num_proc=num_proc, doc_format=doc_format, user_dict=str(user_dict) if user_dict else None, max_docs=max_docs)
+        meta = run(
+            [str(c) for c in corpus],
+            str(output),
+            masking=masking,
+            tokenizer_from=str(tokenizer_from) if tokenizer_from else None,
+            num_proc=num_proc,
+            doc_format=doc_format,
+            user_dict=str(user_dict) if user_dict else None,
+            max_docs=max_docs,
+        )
     except (DataFormatError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
-    typer.echo(f"wrote {output}: {meta['documents']:,} documents, {meta['tokens']:,} tokens, units {', '.join(meta['units'])}, "
-               f"{output.stat().st_size / 1e6:.1f} MB")
+    typer.echo(
+        f"wrote {output}: {meta['documents']:,} documents, {meta['tokens']:,} tokens, units {', '.join(meta['units'])}, "
+        f"{output.stat().st_size / 1e6:.1f} MB"
+    )
 
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -198,8 +227,12 @@ def _read_inputs(file: str, pairs: bool):
         text = read_text(file)
     for lineno, line in iter_lines(name, text):
         if len(line) > MAX_PREDICT_LINE:  # one text is held in memory whole with all its tokens
-            raise DataFormatError(name, lineno, f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
-                                  f"per line ({clip(line, 40)}); split the text into lines")
+            raise DataFormatError(
+                name,
+                lineno,
+                f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
+                f"per line ({clip(line, 40)}); split the text into lines",
+            )
         if pairs:
             cols = line.split("\t")
             if len(cols) != 2:
@@ -218,7 +251,7 @@ def predict(
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
 
-    from .api import Matcher, MaskedLM, load
+    from .api import MaskedLM, Matcher, load
     from .errors import ZhbertError
 
     if batch_size < 1:
@@ -281,8 +314,9 @@ def probe(
     pairs: int = typer.Option(2000, help="LCQMC pairs (half from dev to train, half from test to score)"),
     compare_random: bool = typer.Option(True, help="also probe a randomly initialised twin of the same size"),
     pca_layer: Optional[int] = typer.Option(None, help="also plot a 2-D PCA of this layer's vectors by POS"),
-    pca_remove_position: bool = typer.Option(True, help="subtract each token position's mean vector before the PCA "
-                                                        "(else the position code dominates the plot)"),
+    pca_remove_position: bool = typer.Option(
+        True, help="subtract each token position's mean vector before the PCA (else the position code dominates the plot)"
+    ),
     steps: int = typer.Option(200, help="L-BFGS iterations per probe"),
 ) -> None:
     """Layer-wise linear probes (POS, entities, word boundaries, pairs) with a plot per layer."""
@@ -298,7 +332,9 @@ def probe(
         _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
     try:
         path = resolve_model_path(model)
-        encoder = BertModel.from_pretrained(path, add_pooling_layer=False, dtype=torch.float32, local_files_only=True, trust_remote_code=False).eval()
+        encoder = BertModel.from_pretrained(
+            path, add_pooling_layer=False, dtype=torch.float32, local_files_only=True, trust_remote_code=False
+        ).eval()
         tokenizer = load_tokenizer(path)
     except (OSError, ValueError) as e:
         _fail(str(e))
@@ -318,8 +354,13 @@ app.add_typer(study_app, name="study")
 
 
 def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset) -> dict:
-    return {"max_train_samples": max_train_samples, "max_eval_samples": max_eval_samples, "epochs": epochs,
-            "max_steps": max_steps, "preset": preset}
+    return {
+        "max_train_samples": max_train_samples,
+        "max_eval_samples": max_eval_samples,
+        "epochs": epochs,
+        "max_steps": max_steps,
+        "preset": preset,
+    }
 
 
 @study_app.command("modes")
@@ -330,11 +371,14 @@ def study_modes(
     seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
     representations: List[str] = typer.Option(None, "--representation", help="default: all six"),
     bert_table: bool = typer.Option(True, help="add the BERT paper's feature-based NER rows"),
-    max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
-    epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
-    finetune_learning_rate: Optional[float] = typer.Option(None, help="encoder LR of fine-tuned runs (recipe default 5e-5); "
-                                                                      "feature-based runs keep their 1e-3 head LR"),
+    finetune_learning_rate: Optional[float] = typer.Option(
+        None, help="encoder LR of fine-tuned runs (recipe default 5e-5); feature-based runs keep their 1e-3 head LR"
+    ),
 ) -> None:
     """Fine-tune vs feature-based x every representation, several seeds; BERT Table 7 on Chinese."""
     from .fusion import REPRESENTATIONS
@@ -345,9 +389,16 @@ def study_modes(
         _fail(f"unknown task or representation: {', '.join(bad)}", code=2)
     start = time.perf_counter()
     try:
-        rows = run_modes(encoder, output, tasks, seeds, representations=representations or REPRESENTATIONS, bert_table=bert_table,
-                         recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
-                         finetune_learning_rate=finetune_learning_rate)
+        rows = run_modes(
+            encoder,
+            output,
+            tasks,
+            seeds,
+            representations=representations or REPRESENTATIONS,
+            bert_table=bert_table,
+            recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
+            finetune_learning_rate=finetune_learning_rate,
+        )
     except RuntimeError as e:
         _fail(str(e))
     meta = {"encoder": encoder, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
@@ -361,18 +412,26 @@ def study_masking(
     output: Path = typer.Option(..., "--output", "-o", help="folder for pretraining runs, fine-tuning runs and masking.md"),
     maskings: List[str] = typer.Option(["char", "wwm", "ernie", "ngram"], "--masking"),
     nsp: List[str] = typer.Option(["no", "yes"], "--nsp", help="no, yes or both (repeat the flag)"),
-    size: str = typer.Option("tiny"), steps: int = typer.Option(2000), batch_size: int = typer.Option(32),
-    max_length: int = typer.Option(128), max_docs: Optional[int] = typer.Option(None),
+    size: str = typer.Option("tiny"),
+    steps: int = typer.Option(2000),
+    batch_size: int = typer.Option(32),
+    max_length: int = typer.Option(128),
+    max_docs: Optional[int] = typer.Option(None),
     tasks: List[str] = typer.Option(["ner", "cws", "tagging", "matching"], "--task"),
     seeds: List[int] = typer.Option([1], "--seed"),
-    max_train_samples: Optional[int] = typer.Option(None), max_eval_samples: Optional[int] = typer.Option(None),
-    epochs: Optional[float] = typer.Option(None), max_steps: Optional[int] = typer.Option(None),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full"),
     fill_mask_sentences: int = typer.Option(2000, help="held-out People's Daily sentences for char and whole-word fill-mask (0: skip)"),
     pretrain_learning_rate: float = typer.Option(5e-4, help="peak learning rate of every pretraining run"),
     learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every fine-tuning run (recipe default if unset)"),
-    init: Optional[str] = typer.Option(None, help="continue every run from this checkpoint folder or bundled model (e.g. base) "
-                                                  "instead of pretraining from scratch; adds its own row, 'init'"),
+    init: Optional[str] = typer.Option(
+        None,
+        help="continue every run from this checkpoint folder or bundled model (e.g. base) "
+        "instead of pretraining from scratch; adds its own row, 'init'",
+    ),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
     from .errors import ModelLoadError
@@ -382,15 +441,35 @@ def study_masking(
         _fail("--nsp takes no or yes", code=2)
     start = time.perf_counter()
     try:
-        rows = run_masking([str(c) for c in corpus], output, maskings, tuple(v == "yes" for v in nsp), size, steps, batch_size,
-                           max_length, max_docs, tasks, seeds,
-                           recipe_args={**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
-                                        "learning_rate": learning_rate},
-                           fill_mask_sentences=fill_mask_sentences, learning_rate=pretrain_learning_rate, init=init)
+        rows = run_masking(
+            [str(c) for c in corpus],
+            output,
+            maskings,
+            tuple(v == "yes" for v in nsp),
+            size,
+            steps,
+            batch_size,
+            max_length,
+            max_docs,
+            tasks,
+            seeds,
+            recipe_args={**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset), "learning_rate": learning_rate},
+            fill_mask_sentences=fill_mask_sentences,
+            learning_rate=pretrain_learning_rate,
+            init=init,
+        )
     except (RuntimeError, ValueError, FileNotFoundError, ModelLoadError) as e:
         _fail(str(e))
-    meta = {"size": size if init is None else None, "init": init, "steps": steps, "batch_size": batch_size, "max_length": max_length, "pretrain_learning_rate": pretrain_learning_rate,
-            "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    meta = {
+        "size": size if init is None else None,
+        "init": init,
+        "steps": steps,
+        "batch_size": batch_size,
+        "max_length": max_length,
+        "pretrain_learning_rate": pretrain_learning_rate,
+        "wall_seconds": time.perf_counter() - start,
+        "argv": sys.argv[1:],
+    }
     files = write_masking_report(rows, output, meta)
     typer.echo(files["table"].read_text(encoding="utf-8"))
 

@@ -7,6 +7,7 @@ score, in training and decoding alike, so a decoded path is always a valid tag s
 Shapes: emissions ``(B, T, K)``, tags ``(B, T)``, mask ``(B, T)`` with every row's
 valid positions first (a left-aligned mask, as tokenised batches are).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -10,6 +10,7 @@ tokenizer applies (``zhbert-1``, or ``tokenizer`` for a checkpoint's own).
 A checkpoint without the record (any Hugging Face BERT) counts as trained on all
 of its positions, as BERT's 90/10 schedule did.
 """
+
 from __future__ import annotations
 
 import json

@@ -3,6 +3,7 @@
 Every reader raises :class:`DataFormatError` for malformed input; the message is
 always ``"<file>:<line>: <problem>"`` so a user can jump straight to the line.
 """
+
 from __future__ import annotations
 
 import logging

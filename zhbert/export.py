@@ -1,5 +1,6 @@
 """Copy a model folder for shipping: weights as fp16 safetensors (half the bytes), every
 other file (config, tokenizer) unchanged. Loading with zhbert gives fp32 again."""
+
 from __future__ import annotations
 
 import json

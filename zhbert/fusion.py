@@ -20,6 +20,7 @@ rows of that table are offered for the mode study (``PAPER_REPRESENTATIONS``):
 * ``second-to-last``:    ``h_{L-1}``
 * ``scalar-mix-last-4``: ``gamma * sum_k s_k h_k`` over the last four layers only
 """
+
 from __future__ import annotations
 
 import torch

@@ -8,6 +8,7 @@
 * Classification: accuracy and macro-F1; multi-label: micro-F1, macro-F1 and
   exact match over label sets.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
@@ -62,10 +63,16 @@ def entity_prf(gold_tags: list[list[str]], pred_tags: list[list[str]], scheme: s
     g = [conv(s) for s in gold_tags]
     p = [conv(s) for s in pred_tags]
     report = classification_report(g, p, output_dict=True, zero_division=0, **kwargs)
-    per_type = {k: {"precision": v["precision"], "recall": v["recall"], "f1": v["f1-score"], "support": int(v["support"])}
-                for k, v in report.items() if not k.endswith(" avg")}
+    per_type = {
+        k: {"precision": v["precision"], "recall": v["recall"], "f1": v["f1-score"], "support": int(v["support"])}
+        for k, v in report.items()
+        if not k.endswith(" avg")
+    }
     m = report["micro avg"]
-    return {"overall": {"precision": m["precision"], "recall": m["recall"], "f1": m["f1-score"], "support": int(m["support"])}, "per_type": per_type}
+    return {
+        "overall": {"precision": m["precision"], "recall": m["recall"], "f1": m["f1-score"], "support": int(m["support"])},
+        "per_type": per_type,
+    }
 
 
 def classification_scores(gold: Sequence[int], pred: Sequence[int], num_labels: int) -> dict:

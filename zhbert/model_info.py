@@ -1,4 +1,5 @@
 """Parameter counts broken down the way the BERT paper counts them."""
+
 from __future__ import annotations
 
 from pathlib import Path

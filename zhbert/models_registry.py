@@ -3,6 +3,7 @@
 The README's main command runs the demo on these; a missing one is reported with
 the command that makes it.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -15,16 +16,31 @@ BUNDLED_DIR = Path(__file__).parent / "pretrained"
 # GPU with bench/recipe_rows_gpu.sh (bench/gpu_jobs/full.txt); on a CPU the same command takes longer.
 _FT = "--encoder base --epochs 3 --learning_rate 2e-4"
 BUNDLED = {
-    "base": ("base", "bash bench/default_model.sh (pretraining stages 1-3 on CPU), then bash bench/default_model_gpu.sh "
-                     "(stage 4, wwm on one GPU) and zhbert export <stage 4>/final zhbert/pretrained/base"),
-    "cws": ("cws", f"python recipes/cws.py --dataset pku {_FT} --output_dir runs/rec/cws-pku-full; "
-                   "zhbert export runs/rec/cws-pku-full/model zhbert/pretrained/cws"),
-    "tagging": ("tagging", f"python recipes/weibo_tagging.py --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
-                           "zhbert export runs/rec/tagging-usual-full/model zhbert/pretrained/tagging"),
-    "ner": ("ner", f"python recipes/ner.py --dataset msra {_FT} --output_dir runs/rec/ner-msra-full; "
-                   "zhbert export runs/rec/ner-msra-full/model zhbert/pretrained/ner"),
-    "matching": ("matching", f"python recipes/matching.py --dataset ocnli {_FT} --output_dir runs/rec/matching-ocnli-full; "
-                             "zhbert export runs/rec/matching-ocnli-full/model zhbert/pretrained/matching"),
+    "base": (
+        "base",
+        "bash bench/default_model.sh (pretraining stages 1-3 on CPU), then bash bench/default_model_gpu.sh "
+        "(stage 4, wwm on one GPU) and zhbert export <stage 4>/final zhbert/pretrained/base",
+    ),
+    "cws": (
+        "cws",
+        f"python recipes/cws.py --dataset pku {_FT} --output_dir runs/rec/cws-pku-full; "
+        "zhbert export runs/rec/cws-pku-full/model zhbert/pretrained/cws",
+    ),
+    "tagging": (
+        "tagging",
+        f"python recipes/weibo_tagging.py --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
+        "zhbert export runs/rec/tagging-usual-full/model zhbert/pretrained/tagging",
+    ),
+    "ner": (
+        "ner",
+        f"python recipes/ner.py --dataset msra {_FT} --output_dir runs/rec/ner-msra-full; "
+        "zhbert export runs/rec/ner-msra-full/model zhbert/pretrained/ner",
+    ),
+    "matching": (
+        "matching",
+        f"python recipes/matching.py --dataset ocnli {_FT} --output_dir runs/rec/matching-ocnli-full; "
+        "zhbert export runs/rec/matching-ocnli-full/model zhbert/pretrained/matching",
+    ),
 }
 
 

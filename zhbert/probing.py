@@ -17,6 +17,7 @@ mixing weights: the layer the task draws on, on average.
 Token tasks use People's Daily's held-out sentences (every 25th, never seen in
 pretraining): the first part trains the probes, the rest scores them.
 """
+
 from __future__ import annotations
 
 import json
@@ -29,8 +30,18 @@ from torch import nn
 from .fusion import ScalarMix
 from .tokenizer import encode
 
-__all__ = ["PROBE_TASKS", "ProbeResult", "probe_examples", "layer_features", "train_probe", "probe_model", "write_report", "pca_plot",
-           "token_positions", "remove_position_means"]
+__all__ = [
+    "PROBE_TASKS",
+    "ProbeResult",
+    "probe_examples",
+    "layer_features",
+    "train_probe",
+    "probe_model",
+    "write_report",
+    "pca_plot",
+    "token_positions",
+    "remove_position_means",
+]
 
 PROBE_TASKS = ("pos", "entity", "boundary", "pair")
 
@@ -173,8 +184,17 @@ def centre_of_gravity(weights: list[float]) -> float:
     return float(sum(layer * w for layer, w in enumerate(weights)))
 
 
-def probe_model(model, tokenizer, name: str, tasks=PROBE_TASKS, sentences: int = 1200, pairs: int = 2000,
-                train_share: float = 0.7, steps: int = 200, seed: int = 0) -> list[ProbeResult]:
+def probe_model(
+    model,
+    tokenizer,
+    name: str,
+    tasks=PROBE_TASKS,
+    sentences: int = 1200,
+    pairs: int = 2000,
+    train_share: float = 0.7,
+    steps: int = 200,
+    seed: int = 0,
+) -> list[ProbeResult]:
     results = []
     for task in tasks:
         examples = probe_examples(task, pairs if task == "pair" else sentences)
@@ -212,7 +232,9 @@ def write_report(results: list[ProbeResult], output: str | Path, title: str = "L
     lines = [head, "|" + "---|" * (layers + 5)]
     for r in results:
         cells = " | ".join(f"{a * 100:.1f}" for a in r.accuracy)
-        lines.append(f"| {r.task} | {r.model} | {r.majority * 100:.1f} | {cells} | {r.mix_accuracy * 100:.1f} | {r.centre_of_gravity:.2f} |")
+        lines.append(
+            f"| {r.task} | {r.model} | {r.majority * 100:.1f} | {cells} | {r.mix_accuracy * 100:.1f} | {r.centre_of_gravity:.2f} |"
+        )
     (out / "probe.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
     tasks = list(dict.fromkeys(r.task for r in results))
@@ -224,8 +246,14 @@ def write_report(results: list[ProbeResult], output: str | Path, title: str = "L
             r = next((r for r in results if r.task == task and r.model == model), None)
             if r is None:
                 continue
-            ax.plot(range(layers), [a * 100 for a in r.accuracy], color=colours[ti % len(colours)],
-                    linestyle=["-", "--", ":", "-."][mi % 4], marker="o", label=f"{task} ({model}; centre {r.centre_of_gravity:.1f})")
+            ax.plot(
+                range(layers),
+                [a * 100 for a in r.accuracy],
+                color=colours[ti % len(colours)],
+                linestyle=["-", "--", ":", "-."][mi % 4],
+                marker="o",
+                label=f"{task} ({model}; centre {r.centre_of_gravity:.1f})",
+            )
     ax.set_xticks(range(layers), ["emb"] + [str(l) for l in range(1, layers)])
     ax.set_xlabel("layer (0 = embedding output)")
     ax.set_ylabel("probe accuracy on held-out data (%)")
@@ -259,8 +287,7 @@ def remove_position_means(x: torch.Tensor, positions: torch.Tensor) -> torch.Ten
     return x - means[positions]
 
 
-def pca_plot(model, tokenizer, output: str | Path, layer: int, sentences: int = 300, top: int = 6,
-             remove_position: bool = True) -> Path:
+def pca_plot(model, tokenizer, output: str | Path, layer: int, sentences: int = 300, top: int = 6, remove_position: bool = True) -> Path:
     """2-D PCA of one layer's character vectors, coloured by the ``top`` most frequent POS tags.
 
     With ``remove_position`` the mean vector of each token position is subtracted first: the
@@ -296,12 +323,13 @@ def pca_plot(model, tokenizer, output: str | Path, layer: int, sentences: int = 
         ax.scatter(xy[m, 0], xy[m, 1], s=4, alpha=0.5, label=f"{tag} ({counts[tag]})")
     ax.set_xlabel("principal component 1")
     ax.set_ylabel("principal component 2")
-    ax.set_title(f"layer {layer} character vectors{' (position means removed)' if remove_position else ''},\n"
-                 "coloured by People's Daily POS", fontsize=10)
+    ax.set_title(
+        f"layer {layer} character vectors{' (position means removed)' if remove_position else ''},\ncoloured by People's Daily POS",
+        fontsize=10,
+    )
     ax.legend(markerscale=3, fontsize=8)
     fig.tight_layout()
     path = Path(output) / f"pca_layer{layer}.png"
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
-

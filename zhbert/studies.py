@@ -13,6 +13,7 @@ same flags a user would type, so a table cell can be reproduced by hand. Runs
 write ``metrics.json`` into their own folder; a rerun skips finished runs, so a
 study killed halfway resumes where it stopped.
 """
+
 from __future__ import annotations
 
 import json
@@ -115,9 +116,17 @@ class ModeRow:
     scored_on: str = "test"
 
 
-def run_modes(encoder: str, output: str | Path, tasks=tuple(STUDY_TASKS), seeds=(1, 2, 3), modes=MODES,
-              representations=REPRESENTATIONS, bert_table: bool = True, recipe_args: dict | None = None,
-              finetune_learning_rate: float | None = None) -> list[ModeRow]:
+def run_modes(
+    encoder: str,
+    output: str | Path,
+    tasks=tuple(STUDY_TASKS),
+    seeds=(1, 2, 3),
+    modes=MODES,
+    representations=REPRESENTATIONS,
+    bert_table: bool = True,
+    recipe_args: dict | None = None,
+    finetune_learning_rate: float | None = None,
+) -> list[ModeRow]:
     """Every mode x representation per task, ``len(seeds)`` runs each; plus the extra
     feature-based NER rows of the BERT paper's table when ``bert_table`` and NER is studied.
     ``finetune_learning_rate`` sets the encoder LR of fine-tuned runs only: one shared
@@ -132,8 +141,17 @@ def run_modes(encoder: str, output: str | Path, tasks=tuple(STUDY_TASKS), seeds=
         scores, record = [], None
         lr = finetune_learning_rate if mode == "finetune" else None
         for seed in seeds:
-            record = run_recipe(task, out / task / f"{mode}-{rep}-seed{seed}", encoder=encoder, mode=mode,
-                                representation=rep, seed=seed, no_save_model=True, learning_rate=lr, **(recipe_args or {}))
+            record = run_recipe(
+                task,
+                out / task / f"{mode}-{rep}-seed{seed}",
+                encoder=encoder,
+                mode=mode,
+                representation=rep,
+                seed=seed,
+                no_save_model=True,
+                learning_rate=lr,
+                **(recipe_args or {}),
+            )
             scores.append(float(record["score"]))
         s = _summary(scores)
         rows.append(ModeRow(task, record["dataset"], mode, rep, record["headline"], s["scores"], s["mean"], s["std"], record["scored_on"]))
@@ -158,8 +176,13 @@ def literature_claims(rows: list[ModeRow]) -> list[dict]:
     text = "fine-tuning beats feature-based most clearly on sentence pairs"
     if "matching" in gaps and len(gaps) > 1:
         holds = gaps["matching"] == max(gaps.values()) and gaps["matching"] > 0
-        claims.append({"claim": text, "holds": holds,
-                       "evidence": "best fine-tuned minus best feature-based: " + ", ".join(f"{t} {100 * g:+.2f}" for t, g in gaps.items())})
+        claims.append(
+            {
+                "claim": text,
+                "holds": holds,
+                "evidence": "best fine-tuned minus best feature-based: " + ", ".join(f"{t} {100 * g:+.2f}" for t, g in gaps.items()),
+            }
+        )
     else:
         claims.append({"claim": text, "holds": None, "evidence": "needs matching and another task in both modes"})
 
@@ -169,9 +192,14 @@ def literature_claims(rows: list[ModeRow]) -> list[dict]:
     if cls and fusion:
         best = max(fusion, key=lambda r: r.mean)
         tolerance = max(cls.std, best.std, 0.005)  # within the seeds' spread (at least half a point)
-        claims.append({"claim": text, "holds": cls.mean >= best.mean - tolerance,
-                       "evidence": f"cls {100 * cls.mean:.2f} ± {100 * cls.std:.2f} vs best fusion {best.representation} "
-                                   f"{100 * best.mean:.2f} ± {100 * best.std:.2f} (fine-tuned)"})
+        claims.append(
+            {
+                "claim": text,
+                "holds": cls.mean >= best.mean - tolerance,
+                "evidence": f"cls {100 * cls.mean:.2f} ± {100 * cls.std:.2f} vs best fusion {best.representation} "
+                f"{100 * best.mean:.2f} ± {100 * best.std:.2f} (fine-tuned)",
+            }
+        )
     else:
         claims.append({"claim": text, "holds": None, "evidence": "needs fine-tuned matching with cls and a fusion"})
 
@@ -180,9 +208,15 @@ def literature_claims(rows: list[ModeRow]) -> list[dict]:
     pairs = [p for p in pairs if p[2] and p[3]]
     if pairs:
         wins = [mix.mean > last.mean for _, _, mix, last in pairs]
-        claims.append({"claim": text, "holds": all(wins) if all(wins) or not any(wins) else "partly",
-                       "evidence": "; ".join(f"{t}/{m}: scalar-mix {100 * mix.mean:.2f} vs last {100 * last.mean:.2f}"
-                                             for t, m, mix, last in pairs)})
+        claims.append(
+            {
+                "claim": text,
+                "holds": all(wins) if all(wins) or not any(wins) else "partly",
+                "evidence": "; ".join(
+                    f"{t}/{m}: scalar-mix {100 * mix.mean:.2f} vs last {100 * last.mean:.2f}" for t, m, mix, last in pairs
+                ),
+            }
+        )
     else:
         claims.append({"claim": text, "holds": None, "evidence": "needs ner or cws with scalar-mix and last"})
     return claims
@@ -204,18 +238,29 @@ def write_modes_report(rows: list[ModeRow], output: str | Path, meta: dict | Non
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     claims = literature_claims(rows)
-    (out / "modes.json").write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows], "claims": claims},
-                                               ensure_ascii=False, indent=1), encoding="utf-8")
+    (out / "modes.json").write_text(
+        json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows], "claims": claims}, ensure_ascii=False, indent=1),
+        encoding="utf-8",
+    )
     reps = [r for r in REPRESENTATIONS if any(x.representation == r for x in rows)]
     lines = ["| task (metric, split) | mode | " + " | ".join(reps) + " |", "|---|---|" + "---|" * len(reps)]
     for t in dict.fromkeys(r.task for r in rows):
         first = next(r for r in rows if r.task == t)
         for m in MODES:
             if any(r.task == t and r.mode == m for r in rows):
-                lines.append(f"| {first.dataset} ({first.metric}, {first.scored_on}) | {m} | "
-                             + " | ".join(_fmt(_find(rows, t, m, r)) for r in reps) + " |")
+                lines.append(
+                    f"| {first.dataset} ({first.metric}, {first.scored_on}) | {m} | "
+                    + " | ".join(_fmt(_find(rows, t, m, r)) for r in reps)
+                    + " |"
+                )
     if any(r.task == "ner" for r in rows):
-        lines += ["", "BERT paper, Table 7 (feature-based NER), on Chinese:", "", "| system | " + next(r.dataset for r in rows if r.task == "ner") + " |", "|---|---|"]
+        lines += [
+            "",
+            "BERT paper, Table 7 (feature-based NER), on Chinese:",
+            "",
+            "| system | " + next(r.dataset for r in rows if r.task == "ner") + " |",
+            "|---|---|",
+        ]
         lines += [f"| {name} | {_fmt(_find(rows, 'ner', m, r))} |" for name, m, r in BERT_TABLE]
     lines += ["", "| claim from the literature | holds? | evidence |", "|---|---|---|"]
     lines += [f"| {c['claim']} | {'not measured' if c['holds'] is None else c['holds']} | {c['evidence']} |" for c in claims]
@@ -228,8 +273,14 @@ def write_modes_report(rows: list[ModeRow], output: str | Path, meta: dict | Non
         for k, m in enumerate(MODES):
             found = [_find(rows, t, m, r) for r in task_reps]
             xs = [i + (k - 0.5) * 0.38 for i in range(len(task_reps))]
-            ax.bar(xs, [100 * f.mean if f else 0 for f in found], width=0.38, yerr=[100 * f.std if f else 0 for f in found],
-                   label="fine-tune" if m == "finetune" else "feature-based", capsize=2)
+            ax.bar(
+                xs,
+                [100 * f.mean if f else 0 for f in found],
+                width=0.38,
+                yerr=[100 * f.std if f else 0 for f in found],
+                label="fine-tune" if m == "finetune" else "feature-based",
+                capsize=2,
+            )
         ax.set_xticks(range(len(task_reps)), task_reps, rotation=35, ha="right", fontsize=8)
         first = next(r for r in rows if r.task == t)
         ax.set_title(first.dataset, fontsize=10)
@@ -281,10 +332,24 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
     return {"char": evaluate_mlm(model, tok, texts).to_dict(), "word": evaluate_mlm(model, tok, texts, words=words).to_dict()}
 
 
-def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", "ernie", "ngram"), nsp_variants=(False, True),
-                size: str = "tiny", steps: int = 2000, batch_size: int = 32, max_length: int = 128, max_docs: int | None = None,
-                tasks=tuple(STUDY_TASKS), seeds=(1,), recipe_args: dict | None = None, num_proc: int = 2,
-                fill_mask_sentences: int = 2000, learning_rate: float = 5e-4, init: str | None = None) -> list[MaskingRow]:
+def run_masking(
+    corpus: list[str],
+    output: str | Path,
+    maskings=("char", "wwm", "ernie", "ngram"),
+    nsp_variants=(False, True),
+    size: str = "tiny",
+    steps: int = 2000,
+    batch_size: int = 32,
+    max_length: int = 128,
+    max_docs: int | None = None,
+    tasks=tuple(STUDY_TASKS),
+    seeds=(1,),
+    recipe_args: dict | None = None,
+    num_proc: int = 2,
+    fill_mask_sentences: int = 2000,
+    learning_rate: float = 5e-4,
+    init: str | None = None,
+) -> list[MaskingRow]:
     """Same size, steps, batch, data and seed for every strategy; then held-out fill-mask
     (``fill_mask_sentences`` People's Daily sentences, 0 to skip) and the same recipes on each.
 
@@ -308,8 +373,14 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
         for task in tasks:
             scores, record = [], None
             for seed in seeds:
-                record = run_recipe(task, out / "finetune" / name / f"{task}-seed{seed}", encoder=str(model_dir), seed=seed,
-                                    no_save_model=True, **(recipe_args or {}))
+                record = run_recipe(
+                    task,
+                    out / "finetune" / name / f"{task}-seed{seed}",
+                    encoder=str(model_dir),
+                    seed=seed,
+                    no_save_model=True,
+                    **(recipe_args or {}),
+                )
                 scores.append(float(record["score"]))
             row.scores[task] = {"dataset": record["dataset"], "metric": record["headline"], **_summary(scores)}
         return row
@@ -327,15 +398,41 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
             folder = out / "pretrain" / name
             timing = folder / "study_timing.json"
             start = time.perf_counter()
-            final = pretrain(PretrainConfig(corpus=list(corpus), output=str(folder), masking=masking, nsp=nsp, size=size, init=init,
-                                            max_steps=steps, batch_size=batch_size, max_length=max_length, max_docs=max_docs, learning_rate=learning_rate,
-                                            save_steps=max(50, steps // 4), logging_steps=max(1, steps // 20), num_proc=num_proc, seed=42))
+            final = pretrain(
+                PretrainConfig(
+                    corpus=list(corpus),
+                    output=str(folder),
+                    masking=masking,
+                    nsp=nsp,
+                    size=size,
+                    init=init,
+                    max_steps=steps,
+                    batch_size=batch_size,
+                    max_length=max_length,
+                    max_docs=max_docs,
+                    learning_rate=learning_rate,
+                    save_steps=max(50, steps // 4),
+                    logging_steps=max(1, steps // 20),
+                    num_proc=num_proc,
+                    seed=42,
+                )
+            )
             if not timing.is_file():  # the first completion's wall time (a resumed run adds its earlier part)
                 timing.write_text(json.dumps({"seconds": time.perf_counter() - start}))
-            log = [json.loads(l) for l in (folder / "loss_log.jsonl").read_text().splitlines() if l.strip()] if (folder / "loss_log.jsonl").is_file() else []
+            log = (
+                [json.loads(l) for l in (folder / "loss_log.jsonl").read_text().splitlines() if l.strip()]
+                if (folder / "loss_log.jsonl").is_file()
+                else []
+            )
             losses = [e["loss"] for e in log if "loss" in e]
-            row = MaskingRow(masking, nsp, steps, steps * batch_size * max_length, json.loads(timing.read_text())["seconds"],
-                             losses[-1] if losses else None)
+            row = MaskingRow(
+                masking,
+                nsp,
+                steps,
+                steps * batch_size * max_length,
+                json.loads(timing.read_text())["seconds"],
+                losses[-1] if losses else None,
+            )
             rows.append(score(row, final, folder, name))
     return rows
 
@@ -343,20 +440,27 @@ def run_masking(corpus: list[str], output: str | Path, maskings=("char", "wwm", 
 def write_masking_report(rows: list[MaskingRow], output: str | Path, meta: dict | None = None) -> dict[str, Path]:
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "masking.json").write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1),
-                                      encoding="utf-8")
+    (out / "masking.json").write_text(
+        json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
     tasks = list(rows[0].scores) if rows else []
     fill = bool(rows and rows[0].fill_mask)
-    head = "| masking | NSP | steps | tokens | pretrain wall time | final MLM loss | " + (
-        "fill-mask char acc | whole-word acc | " if fill else "") + " | ".join(
-        f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in tasks) + " |"
+    head = (
+        "| masking | NSP | steps | tokens | pretrain wall time | final MLM loss | "
+        + ("fill-mask char acc | whole-word acc | " if fill else "")
+        + " | ".join(f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in tasks)
+        + " |"
+    )
     lines = [head, "|---|---|---|---|---|---|" + "---|" * (len(tasks) + 2 * fill)]
     for r in rows:
-        cells = " | ".join(f"{100 * r.scores[t]['mean']:.2f}" + (f" ± {100 * r.scores[t]['std']:.2f}" if len(r.scores[t]["scores"]) > 1 else "")
-                           for t in tasks)
+        cells = " | ".join(
+            f"{100 * r.scores[t]['mean']:.2f}" + (f" ± {100 * r.scores[t]['std']:.2f}" if len(r.scores[t]["scores"]) > 1 else "")
+            for t in tasks
+        )
         loss = f"{r.final_loss:.3f}" if r.final_loss is not None else "–"
         fm = f"{100 * r.fill_mask['char']['accuracy']:.2f} | {100 * r.fill_mask['word']['accuracy']:.2f} | " if fill else ""
-        lines.append(f"| {r.masking} | {'yes' if r.nsp else 'no'} | {r.steps} | {r.tokens:,} | {r.pretrain_seconds / 60:.1f} min | {loss} | {fm}{cells} |")
+        nsp = "yes" if r.nsp else "no"
+        lines.append(f"| {r.masking} | {nsp} | {r.steps} | {r.tokens:,} | {r.pretrain_seconds / 60:.1f} min | {loss} | {fm}{cells} |")
     (out / "masking.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     files = {"json": out / "masking.json", "table": out / "masking.md"}
     logs = [(r, out / "pretrain" / (r.masking + ("+nsp" if r.nsp else "")) / "loss_log.jsonl") for r in rows]

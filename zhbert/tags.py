@@ -5,6 +5,7 @@ become tags; readers, the CRF's constrained decoding and metrics all use it.
 Tags are ``O`` or ``<prefix>-<TYPE>``; untyped BMES (word segmentation) uses bare
 ``B``/``M``/``E``/``S``.
 """
+
 from __future__ import annotations
 
 from typing import Iterable, Sequence

@@ -17,6 +17,7 @@ what every span zhbert returns is built from:
 
 Offsets are Python code points, end exclusive: ``text[start:end]`` is the span.
 """
+
 from __future__ import annotations
 
 import unicodedata

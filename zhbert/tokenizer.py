@@ -26,6 +26,7 @@ the file (5-token vocabulary), and ``tokenizer_class: BertTokenizer`` makes
 ``AutoTokenizer`` rebuild the stock ``BertNormalizer``, discarding ours; so we
 save the generic fast-tokenizer class, which loads ``tokenizer.json`` as it is.
 """
+
 from __future__ import annotations
 
 import json
@@ -84,8 +85,7 @@ def _char_class(chars: Iterable[str]) -> str:
 def _whitespace_chars() -> tuple[str, ...]:
     """Python's whitespace (``str.isspace``, which includes U+001C-001F) plus ``Zs``."""
     return tuple(
-        chr(c) for c in range(0x110000)
-        if not 0xD800 <= c <= 0xDFFF and (chr(c).isspace() or unicodedata.category(chr(c)) == "Zs")
+        chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and (chr(c).isspace() or unicodedata.category(chr(c)) == "Zs")
     )
 
 
@@ -104,10 +104,12 @@ def zhbert_normalizer() -> normalizers.Normalizer:
 def zhbert_pre_tokenizer() -> pre_tokenizers.PreTokenizer:
     """Whitespace splits words; each Han character and each symbol is a word; letters/digits form runs."""
     han = "".join(f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in HAN_RANGES)
-    return pre_tokenizers.Sequence([
-        pre_tokenizers.WhitespaceSplit(),
-        pre_tokenizers.Split(Regex(f"[{han}]|[^\\p{{L}}\\p{{N}}]"), behavior="isolated"),
-    ])
+    return pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.WhitespaceSplit(),
+            pre_tokenizers.Split(Regex(f"[{han}]|[^\\p{{L}}\\p{{N}}]"), behavior="isolated"),
+        ]
+    )
 
 
 def read_vocab(path: str | os.PathLike) -> list[str]:
@@ -152,7 +154,11 @@ def build_tokenizer(vocab: str | os.PathLike | Sequence[str] | None = None, mode
     backend.decoder = decoders.WordPiece(prefix="##")
     return PreTrainedTokenizerFast(
         tokenizer_object=backend,
-        unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+        unk_token="[UNK]",
+        pad_token="[PAD]",
+        cls_token="[CLS]",
+        sep_token="[SEP]",
+        mask_token="[MASK]",
         model_max_length=model_max_length,
         model_input_names=list(MODEL_INPUT_NAMES),
         padding_side="right",
@@ -311,8 +317,9 @@ def unk_rate(tokenizer: PreTrainedTokenizerBase, texts: Iterable[str], batch_siz
 MAX_UNK_RATE = 0.05
 
 
-def check_unk_rate(tokenizer: PreTrainedTokenizerBase, texts: Iterable[str], what: str, limit: float = MAX_UNK_RATE,
-                   sample: int = 2000) -> float:
+def check_unk_rate(
+    tokenizer: PreTrainedTokenizerBase, texts: Iterable[str], what: str, limit: float = MAX_UNK_RATE, sample: int = 2000
+) -> float:
     """Refuse to train on text the vocabulary cannot read (an English WordPiece vocabulary
     turns 62.7% of Chinese into ``[UNK]``); returns the measured rate of the first ``sample`` texts."""
     head = []

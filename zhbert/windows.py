@@ -8,6 +8,7 @@ sits farthest from an edge (most context on both sides); ties go to the earlier
 window. A text that fits gets exactly one window, so windowed and un-windowed
 outputs are identical.
 """
+
 from __future__ import annotations
 
 __all__ = ["windows", "owners"]

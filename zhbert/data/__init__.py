@@ -3,6 +3,8 @@
 Each reader validates as it reads and raises :class:`zhbert.errors.DataFormatError`
 (``file:line: problem``) on malformed input; ``on_error="skip"`` skips and reports.
 """
+
+from ..errors import DataFormatError
 from .char_tagged import read_char_tagged, read_msra_ner
 from .corpus import read_corpus
 from .pairs import read_ocnli, read_pair_tsv, read_pawsx, read_sts
@@ -10,7 +12,6 @@ from .paths import corpora_dir, dataset_path, shared_dir
 from .peoples_daily import peoples_daily_path, read_peoples_daily, remove_overlap
 from .segmented import read_lines, read_segmented
 from .spans_json import read_cluener
-from ..errors import DataFormatError
 from .weibo import drop_overlap, read_clue_emotion, read_nlpcc2014_emotion, read_smp2020_ewect
 
 __all__ = [

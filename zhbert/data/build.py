@@ -6,6 +6,7 @@ mtime) to invalidate the cache when a file changes. Errors raised inside the
 generator come back wrapped by ``datasets``; we unwrap our own
 :class:`DataFormatError` so the user sees ``file:line: problem`` and nothing else.
 """
+
 from __future__ import annotations
 
 from typing import Any, Callable, Iterable
@@ -46,12 +47,11 @@ def build_dataset(
         policy = ErrorPolicy(paths[0] if paths else "<input>", on_error)
         rows = list(generator(paths=paths, policy=policy, **kwargs))
         policy.finish()
-        return Dataset.from_list(rows, features=features) if rows else Dataset.from_dict(
-            {k: [] for k in features}, features=features
-        )
+        return Dataset.from_list(rows, features=features) if rows else Dataset.from_dict({k: [] for k in features}, features=features)
     # check paths up front, so "file not found" is never turned into a cache error
-    from .source import _check_path
     from pathlib import Path
+
+    from .source import _check_path
 
     for p in paths:
         _check_path(Path(p.split("!")[0]))
@@ -68,8 +68,9 @@ def build_dataset(
             raise inner from None
         cause = e.__cause__ or e.__context__ or e
         # a reader bug must still say which file it was reading, never a bare "error generating the dataset"
-        raise DataFormatError(paths[0] if paths else "<input>", None,
-                              f"could not be read ({type(cause).__name__}: {str(cause)[:200]})") from e
+        raise DataFormatError(
+            paths[0] if paths else "<input>", None, f"could not be read ({type(cause).__name__}: {str(cause)[:200]})"
+        ) from e
     finally:
         if progress:
             datasets.utils.logging.enable_progress_bar()

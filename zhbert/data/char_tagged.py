@@ -9,13 +9,13 @@ Unlike ``datasets``' built-in ``conll`` loader, a wrong column count, an unknown
 tag or an illegal transition (``I-LOC`` after ``O``, an unclosed ``B-`` in BMES)
 is an error naming the file and line, never padded or cut.
 """
+
 from __future__ import annotations
 
 from typing import Iterator
 
-from datasets import ClassLabel, Dataset, Features, List, Value
-
 import regex
+from datasets import ClassLabel, Dataset, Features, List, Value
 
 from ..errors import DataFormatError, ErrorPolicy, clip, logger
 from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
@@ -56,7 +56,9 @@ def _features(labels: list[str]) -> Features:
 def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
     parts = line.split(sep) if sep is not None else line.split()
     if len(parts) != 2:
-        raise DataFormatError(name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}")
+        raise DataFormatError(
+            name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}"
+        )
     char, tag = parts
     if position_digits:
         if len(char) < 2 or not char[-1].isdigit():
@@ -122,7 +124,9 @@ def _repair_bio(tags: list[str], repaired: list[int], linenos: list[int]) -> lis
     return out
 
 
-def _examples(sentences, name: str, scheme: str, labels: set[str], policy: ErrorPolicy, start_id: int = 0, repaired: list[int] | None = None):
+def _examples(
+    sentences, name: str, scheme: str, labels: set[str], policy: ErrorPolicy, start_id: int = 0, repaired: list[int] | None = None
+):
     for k, (first, chars, tags, linenos) in enumerate(sentences):
         if repaired is not None and scheme == "BIO":
             tags = _repair_bio(tags, repaired, linenos)
@@ -206,9 +210,16 @@ def read_char_tagged(
             types = sorted({t for t in (_type_or_none(x, scheme, path) for x in found) if t})
     labels = labels_for(types, scheme)
     return build_dataset(
-        _gen_file, _features(labels), [path], on_error=on_error,
-        scheme=scheme, labels=labels, sep=sep, position_digits=position_digits,
-        merge_split_spans=merge_split_spans, repair_bio=repair_bio,
+        _gen_file,
+        _features(labels),
+        [path],
+        on_error=on_error,
+        scheme=scheme,
+        labels=labels,
+        sep=sep,
+        position_digits=position_digits,
+        merge_split_spans=merge_split_spans,
+        repair_bio=repair_bio,
     )
 
 

@@ -8,6 +8,7 @@ separators, never documents. Nothing is truncated: a document longer than
 near), which the packer joins into blocks as it would the whole document; one
 50 MB line would otherwise be tokenised as one example in gigabytes of memory.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,6 +35,7 @@ def _pieces(text: str, limit: int = MAX_DOC_CHARS):
         yield text[start:end]
         start = end
     yield text[start:]
+
 
 CORPUS_FEATURES = Features({"text": Value("string"), "source": Value("string"), "line": Value("int32")})
 

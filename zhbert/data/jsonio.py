@@ -3,6 +3,7 @@
 Handles JSON lines, pretty-printed objects one after another (CLUENER) and a
 single top-level array (SMP2020-EWECT "virus"), yielding ``(line, value)``.
 """
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ All become ``id, sentence1, sentence2, label``. Binary and NLI labels are
 ``datasets`` convention for "no label"); STS-B scores are floats. OCNLI's ``-``
 (annotators reached no majority) is kept as ``-1`` unless ``drop_no_majority``.
 """
+
 from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, Value

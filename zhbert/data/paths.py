@@ -3,6 +3,7 @@
 Search order: ``$ZHBERT_SHARED`` if set, then a ``shared/`` folder beside the
 repository checkout (``../shared``), then beside the working directory.
 """
+
 from __future__ import annotations
 
 import os

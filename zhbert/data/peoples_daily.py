@@ -10,6 +10,7 @@ the People's Daily NER release. ``ns`` and ``nt`` words are one entity each.
 With ``split_sentences=True`` (default) paragraphs are cut into sentences after
 。！？ (and a closing quote that follows), the unit the evaluation sets use.
 """
+
 from __future__ import annotations
 
 import os
@@ -68,7 +69,9 @@ MAX_LINE_CHARS = 200_000  # the longest real paragraph has a few thousand charac
 
 def _parse_line(line: str, name: str, lineno: int) -> tuple[list[str], list[str]]:
     if len(line) > MAX_LINE_CHARS:
-        raise DataFormatError(name, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a People's Daily paragraph may have")
+        raise DataFormatError(
+            name, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a People's Daily paragraph may have"
+        )
     words, pos = [], []
     for item in line.split():
         word, sep, tag = item.rpartition("/")

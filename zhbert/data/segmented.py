@@ -5,6 +5,7 @@ ideographic space U+3000; ``str.split()`` handles all of them. Each example gets
 character BMES tags (untyped) for training segmenters. Unsegmented raw files (the
 test inputs) are read with :func:`read_lines`.
 """
+
 from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, List, Value

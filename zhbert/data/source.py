@@ -5,6 +5,7 @@ Readers never call ``open`` themselves; they go through :func:`read_text` /
 files and invalid UTF-8 with a :class:`~zhbert.errors.DataFormatError` naming the
 file and line, strip a UTF-8 BOM and accept CRLF line ends.
 """
+
 from __future__ import annotations
 
 import hashlib

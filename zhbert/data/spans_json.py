@@ -6,6 +6,7 @@ per line (the original release). We convert to end-exclusive spans, check that
 ``text[start:end]`` equals the mention, and derive BIO tags per character.
 The test split has no ``label`` key: such records get no entities.
 """
+
 from __future__ import annotations
 
 from datasets import ClassLabel, Dataset, Features, List, Value
@@ -39,9 +40,13 @@ def _gen(paths, policy, types):
                     raise DataFormatError(path, line, f"entities of type {typ!r} should be an object {{mention: [[start, end]]}}")
                 for mention, positions in mentions.items():
                     if not isinstance(positions, list):
-                        raise DataFormatError(path, line, f"{typ} {clip(mention)}: positions {str(positions)[:40]} should be a list of [start, end]")
+                        raise DataFormatError(
+                            path, line, f"{typ} {clip(mention)}: positions {str(positions)[:40]} should be a list of [start, end]"
+                        )
                     for pos in positions:
-                        if not (isinstance(pos, list) and len(pos) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pos)):
+                        if not (
+                            isinstance(pos, list) and len(pos) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in pos)
+                        ):
                             raise DataFormatError(path, line, f"{typ} {clip(mention)}: position {pos!r} is not [start, end]")
                         s, e = pos[0], pos[1] + 1  # inclusive end in the file
                         if not 0 <= s < e <= len(text):

@@ -8,6 +8,7 @@ Also defines the People's Daily 1998-01 held-out sentences used to score
 fill-mask (every ``PD_HELDOUT_EVERY``-th sentence): kept out of the pretraining
 corpus by :func:`peoples_daily_documents`.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
@@ -68,14 +69,22 @@ def _registry() -> tuple[list[Split], list[Split]]:
         Split("afqmc/train", lambda: _col(read_pair_tsv, _path("afqmc", "train.txt"), columns=pair)()),
         Split("cluener2020/train", lambda: _col(read_cluener, _path("cluener2020", "train.json"))()),
         Split("msra_ner/train", lambda: _col(read_msra_ner, _path("msra_ner", "dh_msra.zip"), "train")()),
-        Split("nlpcc2014_weibo_emotion/train", lambda: _col(read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "Training data for Emotion Expression Identification.xml"))()),
+        Split(
+            "nlpcc2014_weibo_emotion/train",
+            lambda: _col(
+                read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "Training data for Emotion Expression Identification.xml")
+            )(),
+        ),
         Split("nlpcc2016_weibo_cws/train", lambda: _col(read_segmented, _path("nlpcc2016_weibo_cws", "nlpcc2016-word-seg-train.dat"))()),
         Split("ocnli/train.50k", lambda: _col(read_ocnli, _path("ocnli", "train.50k.json"), columns=pair)()),
         Split("resume_ner/train", lambda: _col(read_char_tagged, _path("resume_ner", "train.char.bmes"), merge_split_spans=True)()),
         Split("smp2020_ewect_usual/train", lambda: _col(read_smp2020_ewect, _path("smp2020_ewect_usual", "train.tsv"))()),
         Split("smp2020_ewect_virus/train", lambda: _col(read_smp2020_ewect, _path("smp2020_ewect_virus", "virus_train.txt"))()),
         Split("sts_b_zh/train", lambda: _col(read_sts, _path("sts_b_zh", "sts-b-train.txt"), columns=pair)()),
-        Split("weibo_ner/train", lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.train"), position_digits=True, repair_bio=True)()),
+        Split(
+            "weibo_ner/train",
+            lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.train"), position_digits=True, repair_bio=True)(),
+        ),
     ]
     sighan = [
         Split(f"sighan2005_icwb2/{c}_test", lambda c=c, g=g: _col(read_segmented, _path("sighan2005_icwb2", f"{c}_{g}.utf8"))())
@@ -94,10 +103,19 @@ def _registry() -> tuple[list[Split], list[Split]]:
         Split("lcqmc/test", lambda: _col(read_pair_tsv, _path("lcqmc", "test.txt"), columns=pair)()),
         Split("msra_ner/test", lambda: _col(read_msra_ner, _path("msra_ner", "dh_msra.zip"), "test")()),
         Split("msra_ner/test_bio", lambda: _col(read_char_tagged, _path("msra_ner", "msra_test_bio.txt"), sep="\t")()),
-        Split("nlpcc2014_weibo_emotion/expression_test", lambda: _col(read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "ExpressionTest.xml"))()),
-        Split("nlpcc2014_weibo_emotion/classification_test", lambda: _col(read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "EmotionClassificationTest.xml"))()),
+        Split(
+            "nlpcc2014_weibo_emotion/expression_test",
+            lambda: _col(read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "ExpressionTest.xml"))(),
+        ),
+        Split(
+            "nlpcc2014_weibo_emotion/classification_test",
+            lambda: _col(read_nlpcc2014_emotion, _path("nlpcc2014_weibo_emotion", "EmotionClassificationTest.xml"))(),
+        ),
         Split("nlpcc2016_weibo_cws/dev", lambda: _col(read_segmented, _path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat"))()),
-        Split("nlpcc2016_weibo_cws/test", lambda: _col(read_lines, _path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-test.dat"), keep_empty=False)()),
+        Split(
+            "nlpcc2016_weibo_cws/test",
+            lambda: _col(read_lines, _path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-test.dat"), keep_empty=False)(),
+        ),
         Split("ocnli/dev", lambda: _col(read_ocnli, _path("ocnli", "dev.json"), columns=pair)()),
         Split("ocnli/test", lambda: _col(read_ocnli, _path("ocnli", "test.json"), columns=pair)()),
         Split("pawsx_zh/dev", lambda: _col(read_pawsx, _path("pawsx_zh", "dev_2k.tsv"), columns=pair)()),
@@ -112,8 +130,14 @@ def _registry() -> tuple[list[Split], list[Split]]:
         Split("smp2020_ewect_virus/test", lambda: _col(read_smp2020_ewect, _path("smp2020_ewect_virus", "virus_test_labeled_uer.tsv"))()),
         Split("sts_b_zh/dev", lambda: _col(read_sts, _path("sts_b_zh", "sts-b-dev.txt"), columns=pair)()),
         Split("sts_b_zh/test", lambda: _col(read_sts, _path("sts_b_zh", "sts-b-test.txt"), columns=pair)()),
-        Split("weibo_ner/dev", lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.dev"), position_digits=True, repair_bio=True)()),
-        Split("weibo_ner/test", lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.test"), position_digits=True, repair_bio=True)()),
+        Split(
+            "weibo_ner/dev",
+            lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.dev"), position_digits=True, repair_bio=True)(),
+        ),
+        Split(
+            "weibo_ner/test",
+            lambda: _col(read_char_tagged, _path("weibo_ner", "weiboNER_2nd_conll.test"), position_digits=True, repair_bio=True)(),
+        ),
         Split("peoples_daily_1998/heldout", lambda: iter(peoples_daily_heldout())),
     ]
     return train, evals

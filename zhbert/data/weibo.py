@@ -8,6 +8,7 @@
   post, i.e. multi-label (``none`` means no emotion).
 * CLUE emotion2020: JSON lines ``{"id", "content", "label"}``, seven emotions.
 """
+
 from __future__ import annotations
 
 import xml.sax
@@ -137,7 +138,14 @@ class _WeiboHandler(xml.sax.ContentHandler):
                     labels.append(v)
             if attrs.get("id") is None or not is_ascii_number(attrs.get("id")) or int(attrs.get("id")) > INT32_MAX:
                 bad = bad or f"weibo without a numeric id (id={attrs.get('id')!r})"
-            self.cur = {"line": line, "id": attrs.get("id"), "labels": labels, "primary": labels[0] if labels else "none", "sentences": [], "bad": bad}
+            self.cur = {
+                "line": line,
+                "id": attrs.get("id"),
+                "labels": labels,
+                "primary": labels[0] if labels else "none",
+                "sentences": [],
+                "bad": bad,
+            }
         elif name == "sentence":
             if self.cur is None:
                 self.policy.handle(DataFormatError(self.path, self._line(), "<sentence> outside <weibo>"))

@@ -1,4 +1,5 @@
 """Task heads (sequence, pair, token) in every application mode; see ``model.py``."""
+
 from .config import HeadConfig
 from .inference import TokenTags, char_spans, predict_scores, predict_tags
 from .inputs import TaskCollator, window_size

@@ -7,6 +7,7 @@ or the last layer, no CRF) load as ``BertForSequenceClassification`` /
 ``BertForTokenClassification`` too. zhbert rebuilds custom heads (CRF, layer
 fusion, bi-encoder) from these settings: no code is ever loaded from a folder.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields

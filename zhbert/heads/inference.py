@@ -6,6 +6,7 @@ training, and run in batches of window rows. Token heads keep each token's tag
 from its owner window (``zhbert.windows.owners``); a character's tag is the tag
 of the token that covers it.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

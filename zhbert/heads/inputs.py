@@ -7,6 +7,7 @@ token heads. :class:`TaskCollator` turns a list of them into a batch for
 :class:`~zhbert.heads.model.ZhBertForTask`; training and inference use the same
 code, so a window at prediction time looks exactly like one seen in training.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -115,7 +116,9 @@ class TaskCollator:
             batch["num_examples"] = torch.tensor(len(examples))
             if h.task == "pair":
                 side_b = self._single(examples, "input_ids_b")
-                batch.update(input_ids_b=side_b["input_ids"], attention_mask_b=side_b["attention_mask"], example_index_b=side_b["example_index"])
+                batch.update(
+                    input_ids_b=side_b["input_ids"], attention_mask_b=side_b["attention_mask"], example_index_b=side_b["example_index"]
+                )
         if "label" in examples[0]:
             dtype = torch.float if (h.multi_label or h.regression) else torch.long
             batch["labels"] = torch.tensor([e["label"] for e in examples], dtype=dtype)

@@ -4,6 +4,7 @@ The folder is a plain ``save_pretrained`` folder: ``config.json`` (a BertConfig
 with ``zhbert_head`` settings and ``id2label``), ``model.safetensors`` and the
 tokenizer. Loading reads JSON and safetensors only: no pickle, no remote code.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,7 +32,9 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
     path = _check_folder(encoder)
     config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     config.zhbert_head = head.to_dict()
-    model, info = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32)
+    model, info = ZhBertForTask.from_pretrained(
+        str(path), config=config, local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
+    )
     encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
@@ -49,8 +52,10 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         model.config.id2label = dict(enumerate(h.labels))
         model.config.label2id = {l: i for i, l in enumerate(h.labels)}
     model.config.problem_type = (
-        "regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification"
-    ) if h.task != "token" else None
+        ("regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification")
+        if h.task != "token"
+        else None
+    )
     # what the encoder saw in pretraining travels with every head; the record also tells
     # load_tokenizer that this folder's tokenizer is authoritative (not an older zhbert folder)
     record_encoder(model.config, trained_length(model.config), normalizer_name(tokenizer) if tokenizer is not None else "tokenizer")

@@ -19,6 +19,7 @@ and never receives gradients (the feature-based approach of the BERT paper).
 Parameter names follow ``BertFor{Sequence,Token}Classification`` (``bert.*``,
 ``classifier.*``), so the stock-compatible heads load in plain transformers.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -152,8 +153,12 @@ class ZhBertForTask(BertPreTrainedModel):
 
     # -- encoder -----------------------------------------------------------------
     def _encode(self, input_ids, attention_mask, token_type_ids):
-        kwargs = dict(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids,
-                      output_hidden_states=self.fusion.needs_all_layers)
+        kwargs = dict(
+            input_ids=input_ids,
+            attention_mask=attention_mask,
+            token_type_ids=token_type_ids,
+            output_hidden_states=self.fusion.needs_all_layers,
+        )
         if self.head.mode == "frozen":
             states, pooled = self._frozen_features(kwargs)
         else:

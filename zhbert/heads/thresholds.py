@@ -5,6 +5,7 @@ dev set is chosen among the midpoints between consecutive distinct predicted
 probabilities (plus 0.5 as the default when a label never occurs in dev). Ties go
 to the threshold nearest 0.5, so a label with little evidence stays near default.
 """
+
 from __future__ import annotations
 
 import torch

@@ -3,6 +3,7 @@
 ``get_masker("char" | "wwm" | "ernie" | "ngram")``; all share
 :func:`~zhbert.masking.base.apply_80_10_10` and an explicit ``torch.Generator``.
 """
+
 from .base import Masker, MaskingConfig, apply_80_10_10, budget, units_of
 from .strategies import MASKERS, CharMasker, ErnieMasker, NgramMasker, WholeWordMasker, get_masker
 

@@ -10,6 +10,7 @@ Inputs per sequence: ``input_ids`` (1-D) and ``unit_ids`` (1-D, same length):
 tokens with the same non-negative id form one unit; ``-1`` marks special tokens,
 which are never masked. Randomness comes only from the ``torch.Generator`` given.
 """
+
 from __future__ import annotations
 
 import math

@@ -8,6 +8,7 @@
   (default n=1..3 with p = 0.6, 0.3, 0.1, the skew of ERNIE-Gram / SpanBERT-style
   n-gram masking), so a segmenter error inside one word does not decide a unit.
 """
+
 from __future__ import annotations
 
 import torch

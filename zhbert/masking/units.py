@@ -13,6 +13,7 @@ nominal words (POS ``n``, ``nz``, ``vn``, ``an``, ``ng``: 经济 体制 改革) 
 phrase unit. Entities: POS ``nr`` person, ``ns`` place, ``nt`` organisation,
 ``nz`` other proper noun; consecutive ``nr`` words form one person.
 """
+
 from __future__ import annotations
 
 import bisect

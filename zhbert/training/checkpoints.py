@@ -12,6 +12,7 @@ renamed ``damaged-checkpoint-N`` (kept for inspection) and the previous one is
 used, said in one line. Keep ``save_total_limit >= 2`` so the previous complete
 checkpoint survives while the next is written.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -135,8 +136,9 @@ def latest_complete_checkpoint(output_dir: str | os.PathLike, clean: bool = True
             if problem is None and _loads(d):
                 return str(d)
             if problem is not None:
-                logger.warning("%s: %s; not resuming from it (kept as damaged-%s), trying the previous complete checkpoint",
-                               d, problem, d.name)
+                logger.warning(
+                    "%s: %s; not resuming from it (kept as damaged-%s), trying the previous complete checkpoint", d, problem, d.name
+                )
                 if clean:
                     shutil.rmtree(d.with_name("damaged-" + d.name), ignore_errors=True)
                     d.rename(d.with_name("damaged-" + d.name))

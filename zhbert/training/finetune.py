@@ -5,6 +5,7 @@ same :class:`~zhbert.heads.TaskCollator` windows them in training and in
 prediction. Evaluation is left to the recipes, which decode through
 ``zhbert.heads.predict_*`` (windows, CRF, offsets) rather than raw logits.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -14,6 +14,7 @@ frequencies counted on the pretraining corpus (add-one smoothed): its accuracy
 is the share of blanks that are the single most frequent token, its perplexity
 ``exp`` of the mean negative log-frequency.
 """
+
 from __future__ import annotations
 
 import math
@@ -49,8 +50,9 @@ def _word_spans(text: str, words: list[str], index: int) -> list[tuple[int, int]
     return spans
 
 
-def blank_positions(tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0,
-                    words: list[list[str]] | None = None) -> list[tuple[list[int], list[int]]]:
+def blank_positions(
+    tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, words: list[list[str]] | None = None
+) -> list[tuple[list[int], list[int]]]:
     """``(token ids, masked positions)`` per text; ``[UNK]`` tokens are never blanks.
 
     Without ``words`` each token is a unit; with ``words`` (one list per text) each
@@ -80,8 +82,16 @@ def blank_positions(tokenizer, texts: list[str], rate: float = 0.15, seed: int =
 
 
 @torch.no_grad()
-def evaluate_mlm(model, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, batch_size: int = 32, max_length: int = 128,
-                 words: list[list[str]] | None = None) -> MaskedLMScore:
+def evaluate_mlm(
+    model,
+    tokenizer,
+    texts: list[str],
+    rate: float = 0.15,
+    seed: int = 0,
+    batch_size: int = 32,
+    max_length: int = 128,
+    words: list[list[str]] | None = None,
+) -> MaskedLMScore:
     model.eval()
     rows = []  # (input ids with [MASK], {row position: original id})
     # a model with fewer positions than max_length gets shorter windows, not an index error
@@ -128,8 +138,9 @@ def unigram_counts(tokenizer, texts, batch_size: int = 2000) -> Counter:
     return counts
 
 
-def evaluate_unigram(counts: Counter, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0,
-                     words: list[list[str]] | None = None) -> MaskedLMScore:
+def evaluate_unigram(
+    counts: Counter, tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, words: list[list[str]] | None = None
+) -> MaskedLMScore:
     vocab = len(tokenizer)
     total_count = sum(counts.values()) + vocab  # add-one smoothing
     top = counts.most_common(1)[0][0]

@@ -6,6 +6,7 @@ model's step. These subclasses gather the labelled positions first. Their
 parameters are exactly those of the stock classes, so a checkpoint saved from
 them loads with plain ``BertForMaskedLM`` / ``BertForPreTraining``.
 """
+
 from __future__ import annotations
 
 from torch import nn

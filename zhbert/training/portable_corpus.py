@@ -18,6 +18,7 @@ Format: an ``.npz`` archive, compressed as a whole with xz (``lzma``):
 ``zhbert prepare-corpus`` writes one; ``zhbert pretrain --corpus FILE.zhcorpus``
 reads it in place of text.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -82,8 +83,13 @@ def save_portable_corpus(prepared, tokenizer, path, masking: str, sources: list[
                 raise ValueError(f"{column} and input_ids differ in length in some document")
             arrays[name] = np.packbits(_starts(units, offsets))
     meta = {
-        "format": FORMAT_VERSION, "vocab_hash": vocab_hash(tokenizer), "vocab_size": len(tokenizer), "masking": masking,
-        "documents": int(len(offsets) - 1), "tokens": int(len(ids)), "units": [c for c in _UNIT_COLUMNS if c in prepared.column_names],
+        "format": FORMAT_VERSION,
+        "vocab_hash": vocab_hash(tokenizer),
+        "vocab_size": len(tokenizer),
+        "masking": masking,
+        "documents": int(len(offsets) - 1),
+        "tokens": int(len(ids)),
+        "units": [c for c in _UNIT_COLUMNS if c in prepared.column_names],
         "sources": [str(s) for s in (sources or [])],
     }
     arrays["meta"] = np.frombuffer(json.dumps(meta, ensure_ascii=False).encode(), dtype=np.uint8)

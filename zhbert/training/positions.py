@@ -14,6 +14,7 @@ relation (the Transformer paper's argument), so position-based attention is
 reachable from the first step. The embeddings stay ordinary trainable
 parameters: the saved model is a stock ``BertModel``.
 """
+
 from __future__ import annotations
 
 import math

@@ -6,6 +6,7 @@ rerun of the same command continues from the last *complete* checkpoint), a
 JSON-lines loss log and a loss-curve PNG. The result is a plain
 ``save_pretrained`` folder that ``AutoModelForMaskedLM`` loads.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,8 @@ from pathlib import Path
 import torch
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
-from ..masking import MaskingConfig, get_masker
 from ..encoder_info import record_encoder, trained_length
+from ..masking import MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, checkpoint_step, latest_complete_checkpoint, storage_errors
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
@@ -99,7 +100,9 @@ def load_init_model(init: str, nsp: bool = False):
     if config.model_type != "bert":
         raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
     cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
-    model, info = cls.from_pretrained(str(path), local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32)
+    model, info = cls.from_pretrained(
+        str(path), local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
+    )
     if info.get("missing_keys"):
         logger.warning("initialised fresh (not in %s): %s", path, sorted(info["missing_keys"]))
     if info.get("unexpected_keys"):
@@ -169,8 +172,16 @@ def _prepared_corpus(cfg: PretrainConfig, tokenizer):
     return prepared
 
 
-def prepare_corpus(corpus: list[str], output: str, masking: str = "wwm", tokenizer_from: str | None = None, num_proc: int = 2,
-                   doc_format: str = "line", user_dict: str | None = None, max_docs: int | None = None) -> dict:
+def prepare_corpus(
+    corpus: list[str],
+    output: str,
+    masking: str = "wwm",
+    tokenizer_from: str | None = None,
+    num_proc: int = 2,
+    doc_format: str = "line",
+    user_dict: str | None = None,
+    max_docs: int | None = None,
+) -> dict:
     """Run the word-boundary pass once and write a portable ``*.zhcorpus`` file (``zhbert prepare-corpus``)."""
     from ..data import read_corpus
 
@@ -201,7 +212,9 @@ def pretrain(cfg: PretrainConfig) -> Path:
     else:
         tokenizer = build_tokenizer()
         torch.manual_seed(cfg.seed)
-        model = (SparseBertForPreTraining if cfg.nsp else SparseBertForMaskedLM)(bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length)))
+        model = (SparseBertForPreTraining if cfg.nsp else SparseBertForMaskedLM)(
+            bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
+        )
     if cfg.position_init not in ("auto", "sinusoidal", "normal"):
         raise ValueError(f"unknown position_init {cfg.position_init!r}; choose auto, sinusoidal or normal")
     if cfg.position_init == "normal" and cfg.init:

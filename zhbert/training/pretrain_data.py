@@ -10,6 +10,7 @@
    (seed, epoch, example index) picks units and applies 80/10/10, so masks are
    reproducible across a crash and resume without saving collator state.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -167,16 +168,20 @@ class MaskingCollator:
         for e in examples:
             ids = torch.tensor(e["input_ids"], dtype=torch.long)
             if self.masker.unit_column is None:
-                units = torch.where(
-                    torch.tensor([i in self._special_ids for i in e["input_ids"]]), -1, torch.arange(len(ids))
-                )
+                units = torch.where(torch.tensor([i in self._special_ids for i in e["input_ids"]]), -1, torch.arange(len(ids)))
             else:
                 units = torch.tensor(e[column], dtype=torch.long)
             g = self._generator(e.get("idx", 0))
             selected = self.masker.select(units, g)
             inputs, labels, _ = apply_80_10_10(
-                ids, selected, units if self.masker.unit_column else torch.arange(len(ids)), self.masker.config,
-                self.tokenizer.mask_token_id, len(self.tokenizer), g, random_low=self._first_regular_id,
+                ids,
+                selected,
+                units if self.masker.unit_column else torch.arange(len(ids)),
+                self.masker.config,
+                self.tokenizer.mask_token_id,
+                len(self.tokenizer),
+                g,
+                random_low=self._first_regular_id,
             )
             self.stats["tokens"] += int((units >= 0).sum())
             self.stats["masked"] += int(selected.sum())
@@ -229,8 +234,10 @@ def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed, unit_colu
 
     target = max_length - 3
     rng = random.Random(seed * 1_000_003 + indices[0])
-    docs = [_sentences(ids, list(zip(*(batch[c][k] for c in unit_columns))), ends, max(1, target // 2))
-            for k, ids in enumerate(batch["input_ids"])]
+    docs = [
+        _sentences(ids, list(zip(*(batch[c][k] for c in unit_columns))), ends, max(1, target // 2))
+        for k, ids in enumerate(batch["input_ids"])
+    ]
     out: dict[str, list] = {"input_ids": [], "token_type_ids": [], **{c: [] for c in unit_columns}, "next_sentence_label": []}
 
     def emit(a: list, b: list, label: int) -> None:
@@ -278,8 +285,9 @@ def _emit_chunk(chunk, target, d, docs, others, rng, emit, i):
         # cut where every unit column changes (between words, outside ERNIE units) where possible
         # (keeps the 50/50 balance on short docs)
         ids, units = chunk[0]
-        cuts = ([k for k in range(1, len(ids)) if all(x != y for x, y in zip(units[k], units[k - 1]))]
-                or list(range(1, len(ids))) or [len(ids)])
+        cuts = (
+            [k for k in range(1, len(ids)) if all(x != y for x, y in zip(units[k], units[k - 1]))] or list(range(1, len(ids))) or [len(ids)]
+        )
         cut = rng.choice(cuts)
         emit([(d, (ids[:cut], units[:cut]))], [(d, (ids[cut:], units[cut:]))], 0)
         return i
@@ -318,8 +326,14 @@ def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int
         with_indices=True,
         num_proc=num_proc if num_proc and num_proc > 1 else None,
         remove_columns=prepared.column_names,
-        fn_kwargs={"max_length": max_length, "cls_id": tokenizer.cls_token_id, "sep_id": tokenizer.sep_token_id, "ends": ends, "seed": seed,
-                   "unit_columns": unit_columns},
+        fn_kwargs={
+            "max_length": max_length,
+            "cls_id": tokenizer.cls_token_id,
+            "sep_id": tokenizer.sep_token_id,
+            "ends": ends,
+            "seed": seed,
+            "unit_columns": unit_columns,
+        },
         desc="sentence pairs for NSP",
     )
     return pairs.add_column("idx", list(range(len(pairs))))

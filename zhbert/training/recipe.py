@@ -3,6 +3,7 @@
 The recipes in ``recipes/`` read top to bottom (arguments, data, model, train,
 evaluate, save); the pieces they have in common live here so each stays short.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,23 @@ from .finetune import FinetuneConfig
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["run_recipe", "parse_args", "load_splits", "fit", "head_config", "finetune_config", "RecipeArguments", "PRESETS", "apply_preset", "prepare_model", "tagging_examples", "classification_examples",
-           "pair_examples", "write_results", "subsample"]
+__all__ = [
+    "run_recipe",
+    "parse_args",
+    "load_splits",
+    "fit",
+    "head_config",
+    "finetune_config",
+    "RecipeArguments",
+    "PRESETS",
+    "apply_preset",
+    "prepare_model",
+    "tagging_examples",
+    "classification_examples",
+    "pair_examples",
+    "write_results",
+    "subsample",
+]
 
 
 @dataclass
@@ -30,7 +46,9 @@ class RecipeArguments:
     encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
     random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
     mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})
-    representation: str | None = field(default=None, metadata={"help": "cls, last, mean-last-4, concat-last-4, scalar-mix, layer-attention"})
+    representation: str | None = field(
+        default=None, metadata={"help": "cls, last, mean-last-4, concat-last-4, scalar-mix, layer-attention"}
+    )
     crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
@@ -47,8 +65,12 @@ class RecipeArguments:
     save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})
-    max_unk_rate: float = field(default=0.05, metadata={"help": "stop when more of the training tokens than this are [UNK] "
-                                                                 "(the vocabulary cannot read the text); 1 turns the check off"})
+    max_unk_rate: float = field(
+        default=0.05,
+        metadata={
+            "help": "stop when more of the training tokens than this are [UNK] (the vocabulary cannot read the text); 1 turns the check off"
+        },
+    )
 
 
 def run_recipe(main) -> None:
@@ -102,8 +124,13 @@ def load_splits(args: RecipeArguments, task: str):
 
     data = load_task_data(task, args.dataset)
     n = args.max_eval_samples
-    return replace(data, train=subsample(data.train, args.max_train_samples), dev=subsample(data.dev, n),
-                   test=subsample(data.test, n), extra_test=subsample(data.extra_test, n))
+    return replace(
+        data,
+        train=subsample(data.train, args.max_train_samples),
+        dev=subsample(data.dev, n),
+        test=subsample(data.test, n),
+        extra_test=subsample(data.extra_test, n),
+    )
 
 
 def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> None:
@@ -175,10 +202,21 @@ def pair_examples(tokenizer, rows: list[dict]) -> list[dict]:
 
 def head_config(args: RecipeArguments, task: str, data, **extra) -> HeadConfig:
     """The head a recipe trains, from its arguments and its dataset."""
-    return HeadConfig(task=task, labels=data.labels, scheme=data.scheme, multi_label=data.multi_label,
-                      regression=data.regression, crf=args.crf, mode=args.mode, representation=args.representation,
-                      window=args.window, stride=args.stride, window_pool=args.window_pool,
-                      pair_encoding=args.pair_encoding, **extra)
+    return HeadConfig(
+        task=task,
+        labels=data.labels,
+        scheme=data.scheme,
+        multi_label=data.multi_label,
+        regression=data.regression,
+        crf=args.crf,
+        mode=args.mode,
+        representation=args.representation,
+        window=args.window,
+        stride=args.stride,
+        window_pool=args.window_pool,
+        pair_encoding=args.pair_encoding,
+        **extra,
+    )
 
 
 def train_tagger(task: str, default_dataset: str):
@@ -191,7 +229,9 @@ def train_tagger(task: str, default_dataset: str):
     return args, data, model, tokenizer
 
 
-def predict_test_spans(model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
+def predict_test_spans(
+    model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None
+) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
     """The test texts (or ``rows``') and the predicted ``(type, start, end)`` character spans of each."""
     from ..heads import char_spans, predict_tags
 
@@ -201,8 +241,14 @@ def predict_test_spans(model: ZhBertForTask, tokenizer, data, rows: list[dict] |
 
 
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:
-    return FinetuneConfig(output=str(Path(args.output_dir) / "checkpoints"), epochs=args.epochs, max_steps=args.max_steps,
-                          batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed)
+    return FinetuneConfig(
+        output=str(Path(args.output_dir) / "checkpoints"),
+        epochs=args.epochs,
+        max_steps=args.max_steps,
+        batch_size=args.batch_size,
+        learning_rate=args.learning_rate,
+        seed=args.seed,
+    )
 
 
 def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> Path:
@@ -228,6 +274,8 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
     path = out / "metrics.json"
     path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
-    print(f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
-          f"| {data.eval_split} | {headline} = {100 * value:.2f} |")
+    print(
+        f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
+        f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
+    )
     return path

@@ -1,4 +1,5 @@
 """Named model sizes for pretraining from scratch (hidden, layers, heads, FFN)."""
+
 from __future__ import annotations
 
 from transformers import BertConfig
