@@ -1,5 +1,6 @@
 """Windows never read positions the encoder did not train (issue: the bundled models were
 pretrained on 128-token blocks but windowed at 512, costing 8.7 word-F1 on PKU's long lines)."""
+
 import json
 
 import pytest
@@ -15,7 +16,8 @@ from zhbert.models_registry import BUNDLED_DIR
 @pytest.mark.parametrize("name", ["base", "cws", "ner", "tagging", "matching"])
 def test_bundled_models_record_their_pretraining_length_and_window_within_it(name):
     config = json.loads((BUNDLED_DIR / name / "config.json").read_text(encoding="utf-8"))
-    assert config["zhbert_encoder"]["max_length"] == 128 < config["max_position_embeddings"]
+    trained = 128  # base: seen 512, but measured unusable past 128 (bench/RESULTS.md, stage 5)
+    assert config["zhbert_encoder"]["max_length"] == trained <= config["max_position_embeddings"]
     pred = zhbert.load(name)
     if name == "base":
         assert pred.window == 128
