@@ -120,3 +120,26 @@ def test_a_truncated_vocabulary_does_not_load(tmp_path):
     (folder / "config.json").write_text("[]", encoding="utf-8")
     with pytest.raises(ModelLoadError, match=r"config\.json: expected a JSON object"):
         zhbert.load(str(folder))
+
+
+def test_a_truncated_tokenizer_json_names_the_folder(tmp_path):
+    import shutil
+
+    import zhbert
+    from zhbert.errors import ModelLoadError
+    from zhbert.models_registry import BUNDLED_DIR
+
+    folder = tmp_path / "cut"
+    shutil.copytree(BUNDLED_DIR / "ner", folder)
+    data = (folder / "tokenizer.json").read_bytes()
+    (folder / "tokenizer.json").write_bytes(data[: len(data) // 3])
+    with pytest.raises(ModelLoadError, match=f"^{re.escape(str(folder))}: cannot load the tokenizer"):
+        zhbert.load(str(folder))
+
+
+def test_predict_rejects_a_line_past_its_limit_with_file_and_line(tmp_path):
+    src = tmp_path / "huge.txt"
+    src.write_text("短句。\n" + "长" * 1_000_001 + "\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "cws", str(src)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1 and f"{src}:2: line of 1,000,001 characters" in out.stderr
+    assert len(out.stderr.strip().splitlines()[-1]) < 300  # the line is quoted, not printed
