@@ -140,6 +140,8 @@ def test_a_truncated_tokenizer_json_names_the_folder(tmp_path):
 def test_predict_rejects_a_line_past_its_limit_with_file_and_line(tmp_path):
     src = tmp_path / "huge.txt"
     src.write_text("短句。\n" + "长" * 1_000_001 + "\n", encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "cws", str(src)], capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws", str(src)], capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 1 and f"{src}:2: line of 1,000,001 characters" in out.stderr
     assert len(out.stderr.strip().splitlines()[-1]) < 300  # the line is quoted, not printed
