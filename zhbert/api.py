@@ -221,20 +221,21 @@ class MaskedLM:
         return _one_or_many(inputs, lambda items: [self._fill(t, top_k) for t in items])
 
     def _mask_probs(self, ids: list[int], masks: list[int]) -> dict[int, torch.Tensor]:
-        """Vocabulary probabilities at each mask position, from the window where it sits farthest from an edge."""
+        """Vocabulary probabilities at each mask position, from the window where it sits farthest
+        from an edge; the windows needed run as one batch."""
+        from .heads.inputs import window_batch
+
+        if not masks:
+            return {}
         spans = windows(len(ids), self.window - 2)
         own = owners(len(ids), spans)
+        needed = sorted({own[k] for k in masks})
+        tok = self.tokenizer
+        batch = window_batch([ids[spans[w][0] : spans[w][1]] for w in needed], tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
         device = next(self.model.parameters()).device
-        out = {}
-        for w, (a, b) in enumerate(spans):
-            mine = [k for k in masks if own[k] == w]
-            if not mine:
-                continue
-            x = torch.tensor([[self.tokenizer.cls_token_id, *ids[a:b], self.tokenizer.sep_token_id]], device=device)
-            logits = self.model(input_ids=x).logits[0, 1:-1].float().cpu()
-            for k in mine:
-                out[k] = torch.softmax(logits[k - a], dim=-1)
-        return out
+        logits = self.model(**{k: v.to(device) for k, v in batch.items()}).logits.float().cpu()
+        row = {w: r for r, w in enumerate(needed)}
+        return {k: torch.softmax(logits[row[own[k]], 1 + k - spans[own[k]][0]], dim=-1) for k in masks}
 
     def _fill(self, text: str, top_k: int) -> list[MaskFill]:
         ids, offsets, masks = self._ids(text)
@@ -242,17 +243,26 @@ class MaskedLM:
             raise ValueError("the text has no [MASK] to fill")
         filled: dict[int, MaskFill] = {}
         special = sorted(set(self.tokenizer.all_special_ids))
+        spans = windows(len(ids), self.window - 2)
+        own = owners(len(ids), spans)
+        probs: dict[int, torch.Tensor] = {}
         while len(filled) < len(masks):
-            open_masks = [k for k in masks if k not in filled]
-            probs = self._mask_probs(ids, open_masks)
-            for p in probs.values():
+            # a filled mask changes only the windows that contain it: the other masks keep their probabilities
+            stale = [k for k in masks if k not in filled and k not in probs]
+            for k, p in self._mask_probs(ids, stale).items():
                 p[special] = 0
+                probs[k] = p
+            open_masks = [k for k in masks if k not in filled]
             best = max(open_masks, key=lambda k: float(probs[k].max()))
-            p, idx = probs[best].topk(top_k)
+            p, idx = probs.pop(best).topk(top_k)
             cands = tuple(Candidate(self.tokenizer.convert_ids_to_tokens(int(i)), float(s)) for s, i in zip(p, idx))
             ids[best] = int(idx[0])
             s, e = offsets[best]
             filled[best] = MaskFill(s, e, cands[0].token, cands)
+            for k in list(probs):
+                ka, kb = spans[own[k]]
+                if ka <= best < kb:
+                    del probs[k]
         return [filled[k] for k in masks]
 
     @torch.no_grad()
