@@ -6,6 +6,7 @@ import sys
 
 import pytest
 import torch
+from edge_cases import EDGE_CASES
 
 from zhbert.data.peoples_daily import NER_LABELS
 from zhbert.fusion import REPRESENTATIONS
@@ -175,21 +176,6 @@ def test_corrupt_or_truncated_weights_name_the_file(tiny_encoder, tokenizer, tmp
     (path / "config.json").unlink()
     with pytest.raises(ModelLoadError, match=r"config\.json is missing"):
         load_head(path)
-
-
-EDGE_CASES = [
-    "",
-    "   ",
-    "😀",
-    "𠮷",
-    "臺灣大學",
-    "iPhone15发布于2023年",
-    "ＡＢＣ１２３",
-    "。，！？",
-    "\u3000",
-    "a\x00b\x07c",
-    "混合 traditional 與简体 English",
-]
 
 
 @pytest.mark.parametrize("crf", [False, True])
