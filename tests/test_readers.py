@@ -111,6 +111,22 @@ def test_resume_and_weibo_ner(datasets_dir):
         assert len(ds) == n
         assert sum(len(t) for t in ds["tokens"]) == chars[split]
         assert "B-PER.NAM" in ds.features["tags"].feature.names
+        assert all(len(t) == 1 or set(t) == {"\ufffd"} for tokens in ds["tokens"] for t in tokens)
+        if split == "train":
+            # a URL is one jieba word, so its positions reach two digits ("p10"): the 'p' stays one character
+            assert any("http://t.cn/" in text for text in ds["text"])
+
+
+def test_position_digits_must_follow_one_character(tmp_path):
+    good = tmp_path / "good.conll"
+    good.write_text("h8\tO\np10\tO\n\ufffd\ufffd0\tO\n42\tO\n", encoding="utf-8")
+    ds = data.read_char_tagged(str(good), sep="\t", position_digits=True)
+    assert ds[0]["tokens"] == ["h", "p", "\ufffd\ufffd", "4"]
+    for bad, lineno in [("中\tO\n", 1), ("h8\tO\n中国0\tO\n", 2), ("h8\tO\nhx\tO\n", 2)]:
+        path = tmp_path / "bad.conll"
+        path.write_text(bad, encoding="utf-8")
+        with pytest.raises(data.DataFormatError, match=rf"bad\.conll:{lineno}: expected a character followed by its position"):
+            data.read_char_tagged(str(path), sep="\t", position_digits=True)
 
 
 def test_resume_without_repair_names_the_line(datasets_dir):

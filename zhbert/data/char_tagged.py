@@ -30,6 +30,7 @@ ENTITY_FEATURE = List({"type": Value("string"), "start": Value("int32"), "end": 
 # followed by test_data; train is the first 50,658 sentences.
 MSRA_TRAIN_SENTENCES = 50658
 _CLUSTER = regex.compile(r"\X")
+_LEADING_CHAR = regex.compile(r"\ufffd+|\X")
 
 # each public dataset's declared scheme and entity types: anything else in its files is an error
 # (an undeclared "B-LCO" would otherwise become an eleventh entity type without a word)
@@ -61,9 +62,14 @@ def _split_line(line: str, sep: str | None, name: str, lineno: int, position_dig
         )
     char, tag = parts
     if position_digits:
-        if len(char) < 2 or not char[-1].isdigit():
-            raise DataFormatError(name, lineno, f"expected a character followed by a position digit, found {clip(char)}")
-        char = char[:-1]
+        # Weibo NER's second release writes each character with its position in the jieba word,
+        # which reaches two digits inside long URLs ("p10"): the character is the first grapheme
+        # cluster (or a broken emoji's run of U+FFFD), the rest must be the position
+        first = _LEADING_CHAR.match(char)
+        position = char[first.end() :] if first else ""
+        if not position or not position.isascii() or not position.isdigit():
+            raise DataFormatError(name, lineno, f"expected a character followed by its position digits, found {clip(char)}")
+        char = first.group()
     # one character per line: a few real lines hold more than one code point for one source
     # character (a grapheme cluster, or Weibo NER's broken emoji as two U+FFFD); it stays one
     # token. Two characters ("中国 B-LOC") would silently give one tag to a whole word.
