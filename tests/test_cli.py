@@ -53,7 +53,7 @@ def ner_folder(tiny_encoder, tokenizer, tmp_path_factory):
     from zhbert.heads import HeadConfig, new_head, save_head
 
     return save_head(
-        new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64)),
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64)),
         tokenizer,
         tmp_path_factory.mktemp("cli") / "ner",
     )

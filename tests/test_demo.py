@@ -1,6 +1,5 @@
 """The Gradio demo on tiny models: every endpoint through gradio_client."""
 
-import importlib.util
 import os
 import re
 from pathlib import Path
@@ -17,16 +16,15 @@ ROOT = Path(__file__).resolve().parents[1]
 def app(tiny_encoder, tokenizer, tmp_path_factory):
     root = tmp_path_factory.mktemp("demo_models")
     heads = {
-        "cws": HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64),
-        "ner": HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64),
-        "tagging": HeadConfig(task="sequence", labels=["neutral", "angry", "happy", "sad", "fear", "surprise"], window=64),
-        "matching": HeadConfig(task="pair", labels=["0", "1"], window=64),
+        "cws": HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64),
+        "ner": HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64),
+        "tagging": HeadConfig(kind="sequence", labels=["neutral", "angry", "happy", "sad", "fear", "surprise"], window=64),
+        "matching": HeadConfig(kind="pair", labels=["0", "1"], window=64),
     }
     models = {k: str(save_head(new_head(tiny_encoder, h), tokenizer, root / k)) for k, h in heads.items()}
     models["base"] = str(tiny_encoder)
-    spec = importlib.util.spec_from_file_location("zhbert_demo_app", ROOT / "demo" / "app.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    import zhbert.demo as module
+
     demo = module.build_demo(models)
     demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=None)
     yield module, demo

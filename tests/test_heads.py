@@ -57,12 +57,12 @@ def pair_examples(datasets_dir, tokenizer):
 
 
 HEADS = {
-    "sequence": dict(task="sequence", labels=WEIBO_LABELS),
-    "multilabel": dict(task="sequence", labels=NLPCC_LABELS, multi_label=True),
-    "pair-cross": dict(task="pair", labels=["0", "1"]),
-    "pair-bi": dict(task="pair", labels=["0", "1"], pair_encoding="bi"),
-    "token": dict(task="token", labels=NER_LABELS, scheme="BIO"),
-    "token-crf": dict(task="token", labels=NER_LABELS, scheme="BIO", crf=True),
+    "sequence": dict(kind="sequence", labels=WEIBO_LABELS),
+    "multilabel": dict(kind="sequence", labels=NLPCC_LABELS, multi_label=True),
+    "pair-cross": dict(kind="pair", labels=["0", "1"]),
+    "pair-bi": dict(kind="pair", labels=["0", "1"], pair_encoding="bi"),
+    "token": dict(kind="token", labels=NER_LABELS, scheme="BIO"),
+    "token-crf": dict(kind="token", labels=NER_LABELS, scheme="BIO", crf=True),
 }
 
 

@@ -18,7 +18,8 @@ def paragraphs():
 
 @pytest.fixture(scope="module")
 def pairs(paragraphs, tokenizer):
-    from zhbert.training.pretrain_data import pair_segments, prepare
+    from zhbert.training.nsp_pairs import pair_segments
+    from zhbert.training.pretrain_data import prepare
 
     prepared = prepare(Dataset.from_dict({"text": paragraphs}), tokenizer, "wwm", num_proc=1)
     return prepared, pair_segments(prepared, tokenizer, max_length=64, seed=3)
@@ -62,7 +63,8 @@ def test_true_next_is_the_continuation_and_nothing_is_dropped(pairs, tokenizer):
 
 def test_ernie_units_survive_pairing(paragraphs, tokenizer):
     # regression: pairing kept only word ids, so `--masking ernie --nsp` died with KeyError 'ernie_ids'
-    from zhbert.training.pretrain_data import pair_segments, prepare
+    from zhbert.training.nsp_pairs import pair_segments
+    from zhbert.training.pretrain_data import prepare
 
     prepared = prepare(Dataset.from_dict({"text": paragraphs[:120]}), tokenizer, "ernie", num_proc=1)
     p = pair_segments(prepared, tokenizer, max_length=64, seed=3)

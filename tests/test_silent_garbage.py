@@ -85,8 +85,8 @@ def test_pretraining_stops_when_the_vocabulary_cannot_read_the_corpus(english_en
 
 
 def test_fine_tuning_stops_when_the_vocabulary_cannot_read_the_text(english_encoder, pd_sentences):
+    from zhbert.recipes.common import check_unk_share
     from zhbert.tokenizer import encode
-    from zhbert.training.recipe import check_unk_share
 
     tok = zhbert.tokenizer.load_tokenizer(english_encoder)
     examples = [{"input_ids": list(e.ids)} for e in encode(tok, pd_sentences[:50])]

@@ -3,7 +3,7 @@ dozen real examples (recipe preset ``tiny``): the tables, plots and claims they 
 
 import json
 
-from zhbert.studies import ModeRow, literature_claims
+from zhbert.studies.modes import ModeRow, literature_claims
 
 
 def _row(task, mode, rep, *scores):
@@ -242,7 +242,7 @@ def test_fill_mask_scoring_loads_an_fp16_export_as_fp32(tiny_encoder, tmp_path):
     import torch
 
     from zhbert.export import export_model
-    from zhbert.studies import load_masked_lm
+    from zhbert.studies.masking import load_masked_lm
 
     exported = export_model(tiny_encoder, tmp_path / "fp16")
     from safetensors import safe_open

@@ -27,13 +27,13 @@ def test_bundled_models_record_their_pretraining_length_and_window_within_it(nam
 
 def test_default_window_is_the_trained_length_and_longer_needs_asking():
     config = BertConfig(max_position_embeddings=512)
-    head = HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped")
+    head = HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped")
     assert window_size(head, config) == 512  # a checkpoint without the record: BERT trained all positions
     record_encoder(config, 128, "zhbert-1")
     assert trained_length(config) == 128 and window_size(head, config) == 128
     with pytest.raises(ValueError, match="never trained on"):
-        window_size(HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=256), config)
-    asked = HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=256, allow_untrained_positions=True)
+        window_size(HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=256), config)
+    asked = HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=256, allow_untrained_positions=True)
     assert window_size(asked, config) == 256
 
 

@@ -24,7 +24,7 @@ def test_bad_window_settings():
     with pytest.raises(ValueError, match="stride"):
         windows(100, 10, 11)
     with pytest.raises(ValueError, match=r"\(3 tokens\), got 2"):
-        HeadConfig(task="sequence", labels=["a"], window=2)
+        HeadConfig(kind="sequence", labels=["a"], window=2)
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def article(peoples_daily):
 
 def test_long_article_every_character_predicted_once(article, tiny_encoder, tokenizer):
     assert len(article) >= 3000
-    model = new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64, stride=20)).eval()
+    model = new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64, stride=20)).eval()
     pred = predict_tags(model, tokenizer, [article])[0]
     enc = pred.encoding
     assert len(pred.tags) == len(enc.ids) > 64 * 10  # many windows, one tag per token
@@ -54,11 +54,11 @@ def test_long_article_every_character_predicted_once(article, tiny_encoder, toke
 
 def test_window_larger_than_text_equals_unwindowed(article, tiny_encoder, tokenizer):
     text = article[:50]
-    windowed = new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64)).eval()
-    plain = new_head(tiny_encoder, HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", window=64, truncate=True)).eval()
+    windowed = new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64)).eval()
+    plain = new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64, truncate=True)).eval()
     windowed.classifier.load_state_dict(plain.classifier.state_dict())
     assert predict_tags(windowed, tokenizer, [text])[0].tags == predict_tags(plain, tokenizer, [text])[0].tags
-    seq = new_head(tiny_encoder, HeadConfig(task="sequence", labels=["a", "b"], window=64, window_pool="mean-max")).eval()
+    seq = new_head(tiny_encoder, HeadConfig(kind="sequence", labels=["a", "b"], window=64, window_pool="mean-max")).eval()
     from zhbert.heads import TaskCollator
     from zhbert.tokenizer import encode
 
@@ -70,7 +70,7 @@ def test_window_larger_than_text_equals_unwindowed(article, tiny_encoder, tokeni
 
 
 def test_sequence_windows_pool_per_example(article, tiny_encoder, tokenizer):
-    seq = new_head(tiny_encoder, HeadConfig(task="sequence", labels=["a", "b", "c"], window=64, window_pool="mean-max")).eval()
+    seq = new_head(tiny_encoder, HeadConfig(kind="sequence", labels=["a", "b", "c"], window=64, window_pool="mean-max")).eval()
     texts = [article, article[:30], article[:1000]]
     probs = predict_scores(seq, tokenizer, texts, batch_size=2)
     assert probs.shape == (3, 3)

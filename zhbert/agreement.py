@@ -100,12 +100,12 @@ def _head_kind(path: Path) -> str:
     h = HeadConfig.from_dict(head)
     if not stock_architecture(h):
         raise ValueError(
-            f"{path}: a {h.task} head with representation={h.representation}, crf={h.crf} has no "
+            f"{path}: a {h.kind} head with representation={h.representation}, crf={h.crf} has no "
             "plain-transformers class, so there is nothing to compare against"
         )
-    if h.task == "token":
+    if h.kind == "token":
         return "segmentation" if h.scheme and h.scheme.startswith("BMES") else "ner"
-    return "pair" if h.task == "pair" else "sequence"
+    return "pair" if h.kind == "pair" else "sequence"
 
 
 def compare(name: str, path: str | Path, inputs: list, tol: float = 1e-5) -> Agreement:

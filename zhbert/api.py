@@ -18,7 +18,7 @@ from .encoder_info import trained_length
 from .errors import ModelLoadError
 from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict_tags
 from .heads.thresholds import apply_thresholds
-from .model_info import read_config, resolve_model_path
+from .models_registry import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
 from .windows import owners, windows
 
@@ -31,6 +31,9 @@ __all__ = [
     "Candidate",
     "MaskFill",
     "Segmenter",
+    "PERSON_NAMES",
+    "FILL_ORDERS",
+    "EntityRecognizer",
     "Tagger",
     "Classifier",
     "Matcher",
@@ -135,15 +138,56 @@ class _HeadPredictor:
         return f"{type(self).__name__}({str(self.path)!r}, labels={self.head.labels})"
 
 
+PERSON_NAMES = ("split", "whole")
+
+
 class Segmenter(_HeadPredictor):
-    """Word segmentation: words as spans that concatenate back to the input (minus spaces)."""
+    """Word segmentation: words as spans that concatenate back to the input (minus spaces).
 
-    def _predict(self, texts, batch_size):
+    ``person_names="split"`` (default) follows the PKU standard the bundled model learned from
+    People's Daily, surname and given name apart (``江 / 泽民``); ``"whole"`` keeps each person
+    name one word (``江泽民``), as most users expect: the words inside a ``PER`` entity found by
+    ``name_finder`` (the bundled ``ner`` model unless set) are joined, where the entity starts
+    and ends on word boundaries (a word is never cut)."""
+
+    def __init__(self, model, tokenizer, path):
+        super().__init__(model, tokenizer, path)
+        self.name_finder: EntityRecognizer | None = None  # loaded on first use of person_names="whole"
+
+    def __call__(self, inputs, batch_size: int = 32, person_names: str = "split"):
+        _check_count("batch_size", batch_size)
+        if person_names not in PERSON_NAMES:
+            raise ValueError(f"person_names must be one of {', '.join(PERSON_NAMES)}, got {person_names!r}")
+        return _one_or_many(inputs, lambda items: self._predict(items, batch_size, person_names))
+
+    predict = __call__
+
+    def _predict(self, texts, batch_size, person_names="split"):
         preds = predict_tags(self.model, self.tokenizer, texts, batch_size)
-        return [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
+        words = [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
+        if person_names == "whole":
+            if self.name_finder is None:
+                self.name_finder = load("ner")
+            entities = self.name_finder(texts, batch_size=batch_size)
+            words = [join_words(t, w, [(e.start, e.end) for e in ents if e.label == "PER"]) for t, w, ents in zip(texts, words, entities)]
+        return words
 
 
-class Tagger(_HeadPredictor):
+def join_words(text: str, words: list[Span], spans: list[tuple[int, int]]) -> list[Span]:
+    """One word for each span that starts and ends on word boundaries and covers two words or more."""
+    starts = {w.start: i for i, w in enumerate(words)}
+    ends = {w.end: i for i, w in enumerate(words)}
+    out, i = [], 0
+    joins = {starts[s]: ends[e] for s, e in spans if s in starts and e in ends and ends[e] > starts[s]}
+    while i < len(words):
+        j = joins.get(i, i)
+        a, b = words[i].start, words[j].end
+        out.append(words[i] if j == i else Span(text[a:b], a, b))
+        i = j + 1
+    return out
+
+
+class EntityRecognizer(_HeadPredictor):
     """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
 
     def _predict(self, texts, batch_size):
@@ -152,6 +196,9 @@ class Tagger(_HeadPredictor):
             spans = char_spans(p, self.head.scheme, with_scores=True)
             out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for t, s, e, sc in spans])
         return out
+
+
+Tagger = EntityRecognizer  # the name before 0.2 ("tagging" is Weibo post classification in zhbert)
 
 
 class Classifier(_HeadPredictor):
@@ -190,6 +237,7 @@ class Matcher(_HeadPredictor):
 
 
 _MASK = re.compile(r"\[MASK\]")
+FILL_ORDERS = ("confident", "left-to-right", "all-at-once")
 
 
 class MaskedLM:
@@ -211,14 +259,20 @@ class MaskedLM:
         return list(enc.ids), list(enc.offsets), [k for k, i in enumerate(enc.ids) if i == mask_id]
 
     @torch.no_grad()
-    def fill_mask(self, inputs, top_k: int = 5):
+    def fill_mask(self, inputs, top_k: int = 5, order: str = "confident"):
+        """Top-k candidates for each ``[MASK]``. Several masks fill in ``order``: ``"confident"``
+        (default: the most confident mask first, then the others again with it filled in),
+        ``"left-to-right"`` (one at a time from the start) or ``"all-at-once"`` (every mask from
+        one pass, none seeing another's answer)."""
+        if order not in FILL_ORDERS:
+            raise ValueError(f"order must be one of {', '.join(FILL_ORDERS)}, got {order!r}")
         if not self.has_mlm_head:
             raise ValueError(
                 f"{self.path}: this checkpoint has no masked-LM head (e.g. a sentence-transformers "
                 "BertModel), so fill-mask would answer from random weights; use features() instead"
             )
         _check_count("top_k", top_k, 1, self.model.config.vocab_size)
-        return _one_or_many(inputs, lambda items: [self._fill(t, top_k) for t in items])
+        return _one_or_many(inputs, lambda items: [self._fill(t, top_k, order) for t in items])
 
     def _mask_probs(self, ids: list[int], masks: list[int]) -> dict[int, torch.Tensor]:
         """Vocabulary probabilities at each mask position, from the window where it sits farthest
@@ -237,7 +291,7 @@ class MaskedLM:
         row = {w: r for r, w in enumerate(needed)}
         return {k: torch.softmax(logits[row[own[k]], 1 + k - spans[own[k]][0]], dim=-1) for k in masks}
 
-    def _fill(self, text: str, top_k: int) -> list[MaskFill]:
+    def _fill(self, text: str, top_k: int, order: str = "confident") -> list[MaskFill]:
         ids, offsets, masks = self._ids(text)
         if not masks:
             raise ValueError("the text has no [MASK] to fill")
@@ -253,12 +307,17 @@ class MaskedLM:
                 p[special] = 0
                 probs[k] = p
             open_masks = [k for k in masks if k not in filled]
-            best = max(open_masks, key=lambda k: float(probs[k].max()))
+            if order == "left-to-right":
+                best = open_masks[0]
+            else:  # confident; all-at-once takes them in the same order but never recomputes
+                best = max(open_masks, key=lambda k: float(probs[k].max()))
             p, idx = probs.pop(best).topk(top_k)
             cands = tuple(Candidate(self.tokenizer.convert_ids_to_tokens(int(i)), float(s)) for s, i in zip(p, idx))
-            ids[best] = int(idx[0])
             s, e = offsets[best]
             filled[best] = MaskFill(s, e, cands[0].token, cands)
+            if order == "all-at-once":
+                continue  # the other masks keep the probabilities of the first pass
+            ids[best] = int(idx[0])
             for k in list(probs):
                 ka, kb = spans[own[k]]
                 if ka <= best < kb:
@@ -274,7 +333,7 @@ class MaskedLM:
         vector comes from its owner window. ``return_tensors="np"``: a ``(N, D)`` array when
         pooled, else ``{"offsets": [...], "vectors": (T, D) array}`` per text; default: lists.
         """
-        from .fusion import LayerFusion
+        from .fusion import LayerFusion, sequence_vector
         from .heads.inputs import window_batch
 
         _check_count("batch_size", batch_size)
@@ -282,8 +341,9 @@ class MaskedLM:
             raise ValueError(f"return_tensors must be None or 'np', got {return_tensors!r}")
         cfg = self.model.config
         fusion = LayerFusion(representation, cfg.num_hidden_layers, cfg.hidden_size)
-        if fusion.scalar_mix is not None or fusion.attention is not None:
+        if fusion.learned:
             raise ValueError(f"{representation} has learned weights: train a head with it instead")
+        pooler = getattr(self.model.bert, "pooler", None)
         size = self.window - 2
         tok = self.tokenizer
         device = next(self.model.parameters()).device
@@ -300,16 +360,20 @@ class MaskedLM:
                 bodies = [encs[i].ids[spans[i][w][0] : spans[i][w][1]] for i, w in chunk]
                 batch = {k: v.to(device) for k, v in window_batch(bodies, tok.cls_token_id, tok.sep_token_id, tok.pad_token_id).items()}
                 hidden = self.model.bert(**batch, output_hidden_states=True).hidden_states
-                fused = fusion(hidden).float().cpu()
+                fused = fusion(hidden).clone()
+                if fusion.pools_cls:  # cls is the pooled [CLS], as a head reads it
+                    pooled_cls = pooler(hidden[-1]) if pooler is not None else None
+                    fused[:, 0] = sequence_vector(fusion, fused, batch["attention_mask"], pooled_cls)
+                fused = fused.float().cpu()
                 for r, (i, w) in enumerate(chunk):
-                    outputs[(i, w)] = fused[r, : len(bodies[r]) + 1]  # [CLS] + the window's tokens
+                    outputs[(i, w)] = fused[r, : len(bodies[r]) + 1]  # sequence vector + the window's tokens
             out = []
             for i, enc in enumerate(encs):
                 own = owners(len(enc), spans[i])
                 vecs = [outputs[(i, own[k])][1 + k - spans[i][own[k]][0]] for k in range(len(enc))]
                 cls_vecs = torch.stack([outputs[(i, w)][0] for w in range(len(spans[i]))])
                 if pooled:  # [CLS] averaged over windows; an empty text has only [CLS]
-                    v = cls_vecs.mean(0) if representation == "cls" or not vecs else torch.stack(vecs).mean(0)
+                    v = cls_vecs.mean(0) if fusion.pools_cls or not vecs else torch.stack(vecs).mean(0)
                     out.append(v.numpy() if return_tensors else v.tolist())
                 elif return_tensors:
                     out.append(
@@ -351,10 +415,10 @@ def load(name_or_path: str, device: str | None = None):
         if device:
             model.to(device)
         head = model.head
-        if head.task == "token":
-            cls = Segmenter if head.scheme == "BMES-untyped" else Tagger
+        if head.kind == "token":
+            cls = Segmenter if head.scheme == "BMES-untyped" else EntityRecognizer
         else:
-            cls = {"sequence": Classifier, "pair": Matcher}[head.task]
+            cls = {"sequence": Classifier, "pair": Matcher}[head.kind]
         return cls(model, tokenizer, path)
     if config.get("model_type") != "bert":
         raise ModelLoadError(f"{path / 'config.json'}: model_type {config.get('model_type')!r} is not a BERT model")

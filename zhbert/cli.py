@@ -3,6 +3,7 @@ Python function so everything the CLI does is also importable."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -17,6 +18,12 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+def _recipe_names() -> list[str]:
+    from .recipes import RECIPES
+
+    return list(RECIPES)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -65,76 +72,28 @@ def demo(
     if missing:
         lines = [f"  {name}: missing at {path}; make it with: {how}" for name, path, how in missing]
         _fail("the demo needs the bundled default models, and these are missing:\n" + "\n".join(lines))
-    import importlib.util
-
-    app_path = Path(__file__).resolve().parents[1] / "demo" / "app.py"
-    if not app_path.is_file():
-        _fail(f"{app_path}: demo app not found (it ships with the source checkout)")
-    spec = importlib.util.spec_from_file_location("zhbert_demo_app", app_path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.demo.launch(server_name=host, server_port=port)
+    try:
+        from .demo import main as launch
+    except ImportError as e:  # gradio is the optional "demo" extra
+        _fail(f"the demo needs gradio ({e}); install it with: pip install 'zhbert[demo]'")
+    launch(host, port)
 
 
-@app.command()
-def pretrain(
-    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line, or one *.zhcorpus file"),
-    output: Path = typer.Option(..., "--output", help="output folder (checkpoints, loss log, final/)"),
-    masking: str = typer.Option("wwm", help="char, wwm, ernie or ngram"),
-    size: str = typer.Option("mini", help="tiny, mini, small, medium or base (from scratch)"),
-    init: Optional[Path] = typer.Option(None, help="continue from this local HF BERT checkpoint folder"),
-    max_length: int = typer.Option(128, help="tokens per packed block"),
-    batch_size: int = typer.Option(64, help="blocks per device per step"),
-    grad_accum: int = typer.Option(1, help="gradient accumulation steps"),
-    learning_rate: float = typer.Option(5e-4),
-    warmup: float = typer.Option(0.06, help="warm-up: a fraction of the steps (< 1) or a number of steps"),
-    max_steps: int = typer.Option(1000),
-    save_steps: int = typer.Option(200),
-    logging_steps: int = typer.Option(20),
-    seed: int = typer.Option(42),
-    num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
-    dataloader_workers: int = typer.Option(0, help="processes that mask batches while the model trains (GPU runs)"),
-    max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
-    doc_format: str = typer.Option("line", help="line or blank-line"),
-    user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
-    nsp: bool = typer.Option(False, help="add next-sentence prediction"),
-    position_init: str = typer.Option(
-        "auto",
-        help="auto (sinusoidal from scratch, the checkpoint's own with --init), sinusoidal (overwrite) or normal (BERT's N(0, 0.02))",
-    ),
-    max_unk_rate: float = typer.Option(0.05, help="stop when more tokens than this are [UNK]; 1 turns the check off"),
-) -> None:
-    """Masked-LM pretraining (char / wwm / ernie / ngram masking); rerun to resume."""
-    from .errors import DataFormatError
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
+def pretrain(ctx: typer.Context) -> None:
+    """Masked-LM pretraining (every masking strategy, optional NSP); rerun to resume. `zhbert pretrain --help` lists the options."""
+    from transformers import HfArgumentParser
+
+    from .errors import DataFormatError, ZhbertError
     from .training.pretrain import PretrainConfig
     from .training.pretrain import pretrain as run
 
-    cfg = PretrainConfig(
-        corpus=[str(c) for c in corpus],
-        output=str(output),
-        masking=masking,
-        size=size,
-        init=str(init) if init else None,
-        max_length=max_length,
-        batch_size=batch_size,
-        grad_accum=grad_accum,
-        learning_rate=learning_rate,
-        warmup=warmup,
-        max_steps=max_steps,
-        save_steps=save_steps,
-        logging_steps=logging_steps,
-        seed=seed,
-        num_proc=num_proc,
-        dataloader_workers=dataloader_workers,
-        max_docs=max_docs,
-        doc_format=doc_format,
-        user_dict=str(user_dict) if user_dict else None,
-        nsp=nsp,
-        position_init=position_init,
-        max_unk_rate=max_unk_rate,
+    parser = HfArgumentParser(
+        PretrainConfig, prog="zhbert pretrain", description="Masked-LM pretraining; rerun the same command to resume."
     )
-    from .errors import ZhbertError
-
+    (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
+    if not cfg.corpus:
+        _fail("--corpus is required (text files or folders, or one *.zhcorpus file)", code=2)
     try:
         final = run(cfg)
     except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
@@ -146,7 +105,7 @@ def pretrain(
 def prepare_corpus(
     corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
     output: Path = typer.Option(..., "--output", help="the portable file to write (*.zhcorpus)"),
-    masking: str = typer.Option("wwm", help="the masking it is for: ernie adds ERNIE units; the others need word units only"),
+    masking: str = typer.Option("wwm", help="the masking strategy it is for: the file holds the units that strategy needs"),
     tokenizer_from: Optional[Path] = typer.Option(None, "--tokenizer-from", help="use this checkpoint's vocabulary (default: zhbert's)"),
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
     max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
@@ -176,32 +135,32 @@ def prepare_corpus(
     )
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def train(
     ctx: typer.Context,
-    task: str = typer.Argument(..., help="cws, tagging, ner or matching"),
+    task: Optional[str] = typer.Argument(None, help="the recipe: " + ", ".join(_recipe_names())),
 ) -> None:
-    """Fine-tune a task head: runs recipes/<task>.py with the remaining arguments."""
-    import runpy
+    """Fine-tune a task head with its recipe; `zhbert train <recipe> --help` lists the recipe's arguments."""
+    from .recipes import RECIPES
 
-    scripts = {"cws": "cws", "tagging": "weibo_tagging", "ner": "ner", "matching": "matching"}
-    if task not in scripts:
-        _fail(f"unknown task {task!r}; choose one of {', '.join(scripts)}")
-    script = Path(__file__).resolve().parents[1] / "recipes" / f"{scripts[task]}.py"
-    if not script.is_file():
-        _fail(f"{script}: recipe not found (the recipes ship with the source checkout)")
-    sys.argv = [str(script), *ctx.args]
-    runpy.run_path(str(script), run_name="__main__")
+    if task in (None, "--help", "-h"):
+        typer.echo("usage: zhbert train RECIPE [ARGS]  (zhbert train RECIPE --help for its arguments)\n\nrecipes:")
+        for r in RECIPES.values():
+            typer.echo(f"  {r.name:<10} {r.summary} (default dataset: {r.default_dataset})")
+        raise typer.Exit(0 if task else 2)
+    if task not in RECIPES:
+        _fail(f"unknown task {task!r}; the recipes are {', '.join(RECIPES)}")
+    RECIPES[task].main(list(ctx.args))
 
 
 def _result_json(pred, item, result) -> dict:
-    from .api import Classifier, MaskedLM, Matcher, Segmenter, Tagger
+    from .api import Classifier, EntityRecognizer, MaskedLM, Matcher, Segmenter
 
     if isinstance(pred, Matcher):
         return {"text_a": item[0], "text_b": item[1], **result.to_dict()}
     if isinstance(pred, Segmenter):
         return {"text": item, "words": [w.to_dict() for w in result]}
-    if isinstance(pred, Tagger):
+    if isinstance(pred, EntityRecognizer):
         return {"text": item, "entities": [e.to_dict() for e in result]}
     if isinstance(pred, Classifier):
         return {"text": item, **result.to_dict()}
@@ -247,11 +206,14 @@ def predict(
     model: str = typer.Option(..., "--model", help="bundled model name or a model folder"),
     file: str = typer.Argument("-", help="input file, one text per line (pairs: a<TAB>b), or - for stdin"),
     batch_size: int = typer.Option(32, help="texts per batch"),
+    person_names: str = typer.Option(
+        "split", help="segmentation models: split (the PKU standard: surname / given name) or whole (one word, found by the ner model)"
+    ),
 ) -> None:
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
 
-    from .api import MaskedLM, Matcher, load
+    from .api import PERSON_NAMES, MaskedLM, Matcher, Segmenter, load
     from .errors import ZhbertError
 
     if batch_size < 1:
@@ -262,6 +224,10 @@ def predict(
     except (ZhbertError, OSError, ValueError) as e:
         _fail(str(e))
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
+    if isinstance(pred, Segmenter):
+        if person_names not in PERSON_NAMES:
+            _fail(f"--person-names must be one of {', '.join(PERSON_NAMES)}, got {person_names!r}", code=2)
+        run = functools.partial(pred, person_names=person_names)
     bad: list[str] = []
     bar = tqdm(total=len(rows), unit=" lines", disable=file == "-", file=sys.stderr)
     for start in range(0, len(rows), batch_size):
@@ -290,8 +256,9 @@ def fill_mask(
     text: str = typer.Argument(..., help="text with one or more [MASK]"),
     model: str = typer.Option("base", "--model", help="bundled model name or a masked-LM folder"),
     top_k: int = typer.Option(5, help="candidates per [MASK]"),
+    order: str = typer.Option("confident", help="several masks: confident (most confident first), left-to-right or all-at-once"),
 ) -> None:
-    """Top-k candidates for each [MASK]; adjacent masks are filled one at a time."""
+    """Top-k candidates for each [MASK]; several masks fill one at a time (or all at once)."""
     from .api import MaskedLM, load
     from .errors import ZhbertError
 
@@ -299,7 +266,7 @@ def fill_mask(
         pred = load(model)
         if not isinstance(pred, MaskedLM):
             _fail(f"{model}: not a masked language model (it is a {type(pred).__name__})")
-        result = pred.fill_mask(text, top_k=top_k)
+        result = pred.fill_mask(text, top_k=top_k, order=order)
     except (ZhbertError, OSError, ValueError, TypeError) as e:
         _fail(str(e))
     typer.echo(json.dumps({"text": text, "masks": [m.to_dict() for m in result]}, ensure_ascii=False))
@@ -323,7 +290,7 @@ def probe(
     import torch
     from transformers import BertModel
 
-    from .model_info import resolve_model_path
+    from .models_registry import resolve_model_path
     from .probing import PROBE_TASKS, pca_plot, probe_model, random_twin, write_report
     from .tokenizer import load_tokenizer
 
@@ -367,9 +334,11 @@ def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, pres
 def study_modes(
     output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, modes.md, modes.json and modes.png"),
     encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
-    tasks: List[str] = typer.Option(["ner", "cws", "tagging", "matching"], "--task", help="ner, cws, tagging, matching"),
+    tasks: List[str] = typer.Option(None, "--task", help="a recipe (repeat the flag); default: every recipe (zhbert train --help)"),
     seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
-    representations: List[str] = typer.Option(None, "--representation", help="default: all six"),
+    representations: List[str] = typer.Option(
+        None, "--representation", help="default: every representation of zhbert.fusion's study grid (zhbert train ner --help)"
+    ),
     bert_table: bool = typer.Option(True, help="add the BERT paper's feature-based NER rows"),
     max_train_samples: Optional[int] = typer.Option(None),
     max_eval_samples: Optional[int] = typer.Option(None),
@@ -382,11 +351,17 @@ def study_modes(
 ) -> None:
     """Fine-tune vs feature-based x every representation, several seeds; BERT Table 7 on Chinese."""
     from .fusion import REPRESENTATIONS
-    from .studies import STUDY_TASKS, run_modes, write_modes_report
+    from .studies import STUDY_TASKS
+    from .studies.modes import run_modes, write_modes_report
 
+    tasks = tasks or list(STUDY_TASKS)
     bad = [t for t in tasks if t not in STUDY_TASKS] + [r for r in representations or [] if r not in REPRESENTATIONS]
     if bad:
-        _fail(f"unknown task or representation: {', '.join(bad)}", code=2)
+        _fail(
+            f"unknown task or representation: {', '.join(bad)}; tasks: {', '.join(STUDY_TASKS)}; "
+            f"representations: {', '.join(REPRESENTATIONS)}",
+            code=2,
+        )
     start = time.perf_counter()
     try:
         rows = run_modes(
@@ -410,14 +385,14 @@ def study_modes(
 def study_masking(
     corpus: List[Path] = typer.Option(..., "--corpus", help="pretraining text (files or folders)"),
     output: Path = typer.Option(..., "--output", "-o", help="folder for pretraining runs, fine-tuning runs and masking.md"),
-    maskings: List[str] = typer.Option(["char", "wwm", "ernie", "ngram"], "--masking"),
+    maskings: List[str] = typer.Option(None, "--masking", help="a masking strategy (repeat the flag); default: every one"),
     nsp: List[str] = typer.Option(["no", "yes"], "--nsp", help="no, yes or both (repeat the flag)"),
     size: str = typer.Option("tiny"),
     steps: int = typer.Option(2000),
     batch_size: int = typer.Option(32),
     max_length: int = typer.Option(128),
     max_docs: Optional[int] = typer.Option(None),
-    tasks: List[str] = typer.Option(["ner", "cws", "tagging", "matching"], "--task"),
+    tasks: List[str] = typer.Option(None, "--task", help="a recipe (repeat the flag); default: every recipe"),
     seeds: List[int] = typer.Option([1], "--seed"),
     max_train_samples: Optional[int] = typer.Option(None),
     max_eval_samples: Optional[int] = typer.Option(None),
@@ -435,7 +410,14 @@ def study_masking(
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
     from .errors import ModelLoadError
-    from .studies import run_masking, write_masking_report
+    from .masking import MASKERS
+    from .studies import STUDY_TASKS
+    from .studies.masking import run_masking, write_masking_report
+
+    maskings, tasks = maskings or list(MASKERS), tasks or list(STUDY_TASKS)
+    bad = [m for m in maskings if m not in MASKERS] + [t for t in tasks if t not in STUDY_TASKS]
+    if bad:
+        _fail(f"unknown masking or task: {', '.join(bad)}; maskings: {', '.join(MASKERS)}; tasks: {', '.join(STUDY_TASKS)}", code=2)
 
     if not set(nsp) <= {"no", "yes"}:
         _fail("--nsp takes no or yes", code=2)

@@ -1,12 +1,17 @@
-"""Which encoder layers a head reads: one representation per token.
+"""Which encoder layers a head reads: one registered class per representation.
 
 Input: the encoder's hidden states ``h_0 .. h_L`` (embeddings + L layers), each
-``(B, T, H)``. Output: ``(B, T, D)`` with ``D = 4H`` for ``concat-last-4`` and
-``D = H`` otherwise:
+``(B, T, H)``. Output: ``(B, T, D)``, one vector per token. Each method is a small
+:class:`Fusion` subclass in :data:`FUSIONS`, knowing its own output size, the layers
+it needs and whether it learns weights; heads, ``MaskedLM.features``, the recipes'
+``--representation`` help and the mode study's grid all read that one table, so a
+method is added here (plus its test) and nowhere else.
 
-* ``cls`` / ``last``:  ``h_L`` (``cls`` differs only in how a sequence head pools)
+* ``cls`` / ``last``:  ``h_L``; a sequence vector is the pooled ``[CLS]`` for ``cls``
+  (BERT's pooler, dense + tanh, as ``BertForSequenceClassification``; the raw
+  ``[CLS]`` state where the encoder has no pooler) and the token mean otherwise
 * ``mean-last-4``:     ``(h_{L-3} + h_{L-2} + h_{L-1} + h_L) / 4``
-* ``concat-last-4``:   ``[h_{L-3}; h_{L-2}; h_{L-1}; h_L]``
+* ``concat-last-4``:   ``[h_{L-3}; h_{L-2}; h_{L-1}; h_L]`` (``D = 4H``)
 * ``scalar-mix``:      ``gamma * sum_k s_k h_k``, ``s = softmax(w)`` over all L+1
   layers (ELMo; AllenNLP's ``ScalarMix``), ``w`` and ``gamma`` learned
 * ``layer-attention``: per token t, ``a_{t,k} = softmax_k(u . tanh(W h_{t,k} + b))``
@@ -23,20 +28,65 @@ rows of that table are offered for the mode study (``PAPER_REPRESENTATIONS``):
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import torch
 from torch import nn
 
-__all__ = ["REPRESENTATIONS", "PAPER_REPRESENTATIONS", "ALL_REPRESENTATIONS", "LayerFusion", "ScalarMix", "LayerAttention", "fused_size"]
+__all__ = [
+    "FUSIONS",
+    "Fusion",
+    "register",
+    "REPRESENTATIONS",
+    "PAPER_REPRESENTATIONS",
+    "ALL_REPRESENTATIONS",
+    "LayerFusion",
+    "ScalarMix",
+    "LayerAttention",
+    "fused_size",
+    "check_representation",
+    "sequence_vector",
+]
 
-REPRESENTATIONS = ("cls", "last", "mean-last-4", "concat-last-4", "scalar-mix", "layer-attention")
-PAPER_REPRESENTATIONS = ("embeddings", "second-to-last", "scalar-mix-last-4")
-ALL_REPRESENTATIONS = REPRESENTATIONS + PAPER_REPRESENTATIONS
+FUSIONS: dict[str, type[Fusion]] = {}
 
 
-def fused_size(representation: str, hidden_size: int) -> int:
-    if representation not in ALL_REPRESENTATIONS:
-        raise ValueError(f"unknown representation {representation!r}; choose one of {', '.join(ALL_REPRESENTATIONS)}")
-    return 4 * hidden_size if representation == "concat-last-4" else hidden_size
+def register(cls: type[Fusion]) -> type[Fusion]:
+    FUSIONS[cls.name] = cls
+    return cls
+
+
+def check_representation(name: str) -> type[Fusion]:
+    """The registered method called ``name``; an unknown name is an error listing the known ones."""
+    if name not in FUSIONS:
+        raise ValueError(f"unknown representation {name!r}; choose one of {', '.join(FUSIONS)}")
+    return FUSIONS[name]
+
+
+class Fusion(nn.Module):
+    name: ClassVar[str]
+    min_layers: ClassVar[int] = 1  # encoder layers the method needs
+    needs_all_layers: ClassVar[bool] = True  # False: the last layer alone (no hidden-state outputs)
+    learned: ClassVar[bool] = False  # has weights a head trains (so no training-free features)
+    in_study: ClassVar[bool] = True  # a column of the mode study's grid; False: a BERT-paper row only
+    pools_cls: ClassVar[bool] = False  # a sequence vector is the pooled [CLS], not the token mean
+
+    def __init__(self, num_hidden_layers: int, hidden_size: int):
+        super().__init__()
+        if num_hidden_layers < self.min_layers:
+            raise ValueError(f"{self.name} needs at least {self.min_layers} encoder layers, the model has {num_hidden_layers}")
+        self.output_size = self.size(hidden_size)
+
+    @classmethod
+    def size(cls, hidden_size: int) -> int:
+        return hidden_size
+
+    def forward(self, hidden_states: tuple[torch.Tensor, ...]) -> torch.Tensor:
+        raise NotImplementedError
+
+    def layer_weights(self) -> torch.Tensor | None:
+        """The learned weights over layers of the last forward, if the method has any."""
+        return None
 
 
 class ScalarMix(nn.Module):
@@ -70,38 +120,134 @@ class LayerAttention(nn.Module):
         return (weights.unsqueeze(-1) * stacked).sum(dim=2), weights
 
 
-class LayerFusion(nn.Module):
-    def __init__(self, representation: str, num_hidden_layers: int, hidden_size: int):
-        super().__init__()
-        self.output_size = fused_size(representation, hidden_size)
-        if representation in ("mean-last-4", "concat-last-4", "scalar-mix-last-4") and num_hidden_layers < 4:
-            raise ValueError(f"{representation} needs at least 4 encoder layers, the model has {num_hidden_layers}")
-        self.representation = representation
-        mixed = {"scalar-mix": num_hidden_layers + 1, "scalar-mix-last-4": 4}.get(representation)
-        self.scalar_mix = ScalarMix(mixed) if mixed else None
-        self.attention = LayerAttention(hidden_size) if representation == "layer-attention" else None
-        self.last_layer_weights: torch.Tensor | None = None  # (B, T, K) after a layer-attention forward
+@register
+class Cls(Fusion):
+    name = "cls"
+    needs_all_layers = False
+    pools_cls = True
 
-    @property
-    def needs_all_layers(self) -> bool:
-        return self.representation not in ("cls", "last")
+    def forward(self, hidden_states):
+        return hidden_states[-1]
 
-    def forward(self, hidden_states: tuple[torch.Tensor, ...]) -> torch.Tensor:
-        r = self.representation
-        if r in ("cls", "last"):
-            return hidden_states[-1]
-        if r == "mean-last-4":
-            return torch.stack(hidden_states[-4:], dim=0).mean(dim=0)
-        if r == "concat-last-4":
-            return torch.cat(hidden_states[-4:], dim=-1)
-        if r == "scalar-mix":
-            return self.scalar_mix(list(hidden_states))
-        if r == "scalar-mix-last-4":
-            return self.scalar_mix(list(hidden_states[-4:]))
-        if r == "embeddings":
-            return hidden_states[0]
-        if r == "second-to-last":
-            return hidden_states[-2]
+
+@register
+class Last(Fusion):
+    name = "last"
+    needs_all_layers = False
+
+    def forward(self, hidden_states):
+        return hidden_states[-1]
+
+
+@register
+class MeanLast4(Fusion):
+    name = "mean-last-4"
+    min_layers = 4
+
+    def forward(self, hidden_states):
+        return torch.stack(hidden_states[-4:], dim=0).mean(dim=0)
+
+
+@register
+class ConcatLast4(Fusion):
+    name = "concat-last-4"
+    min_layers = 4
+
+    @classmethod
+    def size(cls, hidden_size: int) -> int:
+        return 4 * hidden_size
+
+    def forward(self, hidden_states):
+        return torch.cat(hidden_states[-4:], dim=-1)
+
+
+@register
+class ScalarMixAll(Fusion):
+    name = "scalar-mix"
+    learned = True
+
+    def __init__(self, num_hidden_layers: int, hidden_size: int):
+        super().__init__(num_hidden_layers, hidden_size)
+        self.scalar_mix = ScalarMix(num_hidden_layers + 1)  # the attribute name is part of saved heads' keys
+
+    def forward(self, hidden_states):
+        return self.scalar_mix(list(hidden_states))
+
+    def layer_weights(self):
+        return self.scalar_mix.layer_weights()
+
+
+@register
+class LayerAttentionFusion(Fusion):
+    name = "layer-attention"
+    learned = True
+
+    def __init__(self, num_hidden_layers: int, hidden_size: int):
+        super().__init__(num_hidden_layers, hidden_size)
+        self.attention = LayerAttention(hidden_size)
+        self.last_layer_weights: torch.Tensor | None = None  # (B, T, K) after a forward
+
+    def forward(self, hidden_states):
         mixed, weights = self.attention(list(hidden_states))
         self.last_layer_weights = weights.detach()
         return mixed
+
+    def layer_weights(self):
+        return self.last_layer_weights
+
+
+@register
+class Embeddings(Fusion):
+    name = "embeddings"
+    in_study = False
+
+    def forward(self, hidden_states):
+        return hidden_states[0]
+
+
+@register
+class SecondToLast(Fusion):
+    name = "second-to-last"
+    min_layers = 2
+    in_study = False
+
+    def forward(self, hidden_states):
+        return hidden_states[-2]
+
+
+@register
+class ScalarMixLast4(ScalarMixAll):
+    name = "scalar-mix-last-4"
+    min_layers = 4
+    in_study = False
+
+    def __init__(self, num_hidden_layers: int, hidden_size: int):
+        Fusion.__init__(self, num_hidden_layers, hidden_size)
+        self.scalar_mix = ScalarMix(4)
+
+    def forward(self, hidden_states):
+        return self.scalar_mix(list(hidden_states[-4:]))
+
+
+REPRESENTATIONS = tuple(n for n, c in FUSIONS.items() if c.in_study)
+PAPER_REPRESENTATIONS = tuple(n for n, c in FUSIONS.items() if not c.in_study)
+ALL_REPRESENTATIONS = tuple(FUSIONS)
+
+
+def LayerFusion(representation: str, num_hidden_layers: int, hidden_size: int) -> Fusion:  # noqa: N802 (reads as the module it builds)
+    """The fusion module for ``representation``."""
+    return check_representation(representation)(num_hidden_layers, hidden_size)
+
+
+def fused_size(representation: str, hidden_size: int) -> int:
+    return check_representation(representation).size(hidden_size)
+
+
+def sequence_vector(fusion: Fusion, tokens: torch.Tensor, attention_mask: torch.Tensor, pooled: torch.Tensor | None) -> torch.Tensor:
+    """One vector per row: the pooled ``[CLS]`` for ``cls`` (the raw ``[CLS]`` state when the
+    encoder has no pooler, ``pooled is None``), else the mean over the row's tokens.
+    Heads and ``MaskedLM.features`` both pool here, so ``cls`` means one thing."""
+    if fusion.pools_cls:
+        return pooled if pooled is not None else tokens[:, 0]
+    m = attention_mask.unsqueeze(-1).to(tokens.dtype)
+    return (tokens * m).sum(1) / m.sum(1).clamp(min=1)

@@ -2,37 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from .errors import ModelLoadError
-
-
-def resolve_model_path(name_or_path: str) -> Path:
-    """A bundled short name or a local folder holding ``config.json``."""
-    path = Path(name_or_path)
-    if path.is_dir():
-        if not (path / "config.json").is_file():
-            raise ModelLoadError(f"{path}: not a model folder (config.json is missing)")
-        return path
-    if path.exists():
-        raise ModelLoadError(f"{path}: expected a model folder, found a file")
-    from .models_registry import bundled_path
-
-    return bundled_path(name_or_path)
-
-
-def read_config(path: Path) -> dict:
-    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
-    import json
-
-    file = Path(path) / "config.json"
-    try:
-        config = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise ModelLoadError(f"{file}: not a readable JSON config ({type(e).__name__}: {str(e)[:120]})") from None
-    if not isinstance(config, dict):
-        raise ModelLoadError(f"{file}: expected a JSON object, found {type(config).__name__}")
-    return config
+from .models_registry import read_config, resolve_model_path
 
 
 def count_parameters(model) -> dict[str, int]:

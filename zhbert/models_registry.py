@@ -1,4 +1,5 @@
-"""Bundled models: short names -> folders shipped inside the package.
+"""Model names: bundled short names -> folders shipped inside the package, and any
+name or folder a user passes -> the folder to load (:func:`resolve_model_path`).
 
 The README's main command runs the demo on these; a missing one is reported with
 the command that makes it.
@@ -23,22 +24,22 @@ BUNDLED = {
     ),
     "cws": (
         "cws",
-        f"python recipes/cws.py --dataset pku {_FT} --output_dir runs/rec/cws-pku-full; "
+        f"zhbert train cws --dataset pku {_FT} --output_dir runs/rec/cws-pku-full; "
         "zhbert export runs/rec/cws-pku-full/model zhbert/pretrained/cws",
     ),
     "tagging": (
         "tagging",
-        f"python recipes/weibo_tagging.py --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
+        f"zhbert train tagging --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
         "zhbert export runs/rec/tagging-usual-full/model zhbert/pretrained/tagging",
     ),
     "ner": (
         "ner",
-        f"python recipes/ner.py --dataset msra {_FT} --output_dir runs/rec/ner-msra-full; "
+        f"zhbert train ner --dataset msra {_FT} --output_dir runs/rec/ner-msra-full; "
         "zhbert export runs/rec/ner-msra-full/model zhbert/pretrained/ner",
     ),
     "matching": (
         "matching",
-        f"python recipes/matching.py --dataset ocnli {_FT} --output_dir runs/rec/matching-ocnli-full; "
+        f"zhbert train matching --dataset ocnli {_FT} --output_dir runs/rec/matching-ocnli-full; "
         "zhbert export runs/rec/matching-ocnli-full/model zhbert/pretrained/matching",
     ),
 }
@@ -57,3 +58,29 @@ def bundled_path(name: str) -> Path:
 
 def missing_bundled() -> list[tuple[str, Path, str]]:
     return [(n, BUNDLED_DIR / f, how) for n, (f, how) in BUNDLED.items() if not (BUNDLED_DIR / f / "config.json").is_file()]
+
+
+def resolve_model_path(name_or_path: str) -> Path:
+    """A bundled short name or a local folder holding ``config.json``."""
+    path = Path(name_or_path)
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise ModelLoadError(f"{path}: not a model folder (config.json is missing)")
+        return path
+    if path.exists():
+        raise ModelLoadError(f"{path}: expected a model folder, found a file")
+    return bundled_path(name_or_path)
+
+
+def read_config(path: Path) -> dict:
+    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
+    import json
+
+    file = Path(path) / "config.json"
+    try:
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ModelLoadError(f"{file}: not a readable JSON config ({type(e).__name__}: {str(e)[:120]})") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{file}: expected a JSON object, found {type(config).__name__}")
+    return config

@@ -100,39 +100,48 @@ def probe_examples(task: str, n: int) -> list[dict]:
 
 @torch.inference_mode()
 def layer_features(model, tokenizer, examples: list[dict], batch_size: int = 32) -> tuple[torch.Tensor, list]:
-    """Stacked hidden states ``(N, L+1, H)``: one row per character (token tasks,
-    each token labelled by its first character) or per pair (``[CLS]``)."""
+    """Stacked hidden states ``(N, L+1, H)``: one row per character (token tasks, each token
+    labelled by its first character, read from its window of the encoder's pretraining
+    length where it sits farthest from an edge) or per pair (``[CLS]``)."""
+    from .encoder_info import trained_length
+    from .heads.inputs import pair_batch, window_batch
+    from .windows import owners, windows
+
     bert = getattr(model, "bert", model)
     bert.eval()
-    max_len = bert.config.max_position_embeddings
-    cls, sep, pad = tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id
-    pair = "text_a" in examples[0]
+    size = trained_length(bert.config)  # never positions the encoder did not train
+    device = next(bert.parameters()).device
+    tok = tokenizer
+    special = (tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
+
+    def states(batch: dict) -> torch.Tensor:  # (rows, T, L+1, H)
+        out = bert(**{k: v.to(device) for k, v in batch.items()}, output_hidden_states=True)
+        return torch.stack(out.hidden_states, 2).float().cpu()
+
+    if "text_a" in examples[0]:
+        rows = []
+        for start in range(0, len(examples), batch_size):
+            chunk = examples[start : start + batch_size]
+            a, b = encode(tok, [e["text_a"] for e in chunk]), encode(tok, [e["text_b"] for e in chunk])
+            batch = pair_batch([(x.ids, y.ids) for x, y in zip(a, b)], *special, max_length=size, truncate=True)
+            rows.append(states(batch)[:, 0])
+        return torch.cat(rows), [e["label"] for e in examples]
+
+    encs = encode(tok, [e["text"] for e in examples])
+    spans = [windows(len(enc), size - 2) for enc in encs]
+    jobs = [(i, w) for i, sp in enumerate(spans) for w in range(len(sp))]
+    window_states: dict[tuple[int, int], torch.Tensor] = {}
+    for start in range(0, len(jobs), batch_size):
+        chunk = jobs[start : start + batch_size]
+        hidden = states(window_batch([encs[i].ids[slice(*spans[i][w])] for i, w in chunk], *special))
+        for r, job in enumerate(chunk):
+            window_states[job] = hidden[r]
     rows, labels = [], []
-    for start in range(0, len(examples), batch_size):
-        batch = examples[start : start + batch_size]
-        if pair:
-            a, b = encode(tokenizer, [e["text_a"] for e in batch]), encode(tokenizer, [e["text_b"] for e in batch])
-            seqs = [[cls, *x.ids, sep, *y.ids, sep][:max_len] for x, y in zip(a, b)]
-            types = [([0] * (len(x.ids) + 2) + [1] * (len(y.ids) + 1))[:max_len] for x, y in zip(a, b)]
-        else:
-            encs = encode(tokenizer, [e["text"] for e in batch])
-            seqs = [[cls, *x.ids[: max_len - 2], sep] for x in encs]
-            types = [[0] * len(s) for s in seqs]
-        width = max(len(s) for s in seqs)
-        ids = torch.tensor([s + [pad] * (width - len(s)) for s in seqs])
-        tt = torch.tensor([t + [0] * (width - len(t)) for t in types])
-        mask = (torch.arange(width)[None, :] < torch.tensor([len(s) for s in seqs])[:, None]).long()
-        hidden = torch.stack(bert(input_ids=ids, token_type_ids=tt, attention_mask=mask, output_hidden_states=True).hidden_states, 2)
-        for i, e in enumerate(batch):
-            if pair:
-                rows.append(hidden[i, 0])
-                labels.append(e["label"])
-            else:
-                offsets = encs[i].offsets[: max_len - 2]
-                rows.append(hidden[i, 1 : 1 + len(offsets)])
-                labels += [e["labels"][s] for s, _ in offsets]
-    feats = torch.stack(rows) if pair else torch.cat(rows)
-    return feats.float(), labels
+    for i, (e, enc) in enumerate(zip(examples, encs)):
+        own = owners(len(enc), spans[i])
+        rows += [window_states[(i, own[k])][1 + k - spans[i][own[k]][0]] for k in range(len(enc))]
+        labels += [e["labels"][s] for s, _ in enc.offsets]
+    return torch.stack(rows), labels
 
 
 # --- probes -------------------------------------------------------------------------------
@@ -275,8 +284,16 @@ def random_twin(model, seed: int = 0):
 
 
 def token_positions(tokenizer, examples: list[dict], max_len: int) -> torch.Tensor:
-    """Each token row of :func:`layer_features` -> its position in its sentence (0 = first)."""
-    return torch.tensor([i for enc in encode(tokenizer, [e["text"] for e in examples]) for i in range(min(len(enc.ids), max_len - 2))])
+    """Each token row of :func:`layer_features` -> its position in the window it is read from
+    (windows of ``max_len`` tokens with [CLS]/[SEP], as there; 0 = the first token)."""
+    from .windows import owners, windows
+
+    out: list[int] = []
+    for enc in encode(tokenizer, [e["text"] for e in examples]):
+        spans = windows(len(enc), max_len - 2)
+        own = owners(len(enc), spans)
+        out += [k - spans[own[k]][0] for k in range(len(enc))]
+    return torch.tensor(out)
 
 
 def remove_position_means(x: torch.Tensor, positions: torch.Tensor) -> torch.Tensor:
@@ -300,12 +317,13 @@ def pca_plot(model, tokenizer, output: str | Path, layer: int, sentences: int = 
     import matplotlib.pyplot as plt
 
     examples = probe_examples("pos", sentences)
+    from .encoder_info import trained_length
+
     feats, labels = layer_features(model, tokenizer, examples)
     x = feats[:, layer]
     sel = torch.ones(len(labels), dtype=torch.bool)
     if remove_position:
-        positions = token_positions(tokenizer, examples, getattr(model, "bert", model).config.max_position_embeddings)
-        assert len(positions) == len(labels)
+        positions = token_positions(tokenizer, examples, trained_length(getattr(model, "bert", model).config))
         x = remove_position_means(x, positions)
         sel = torch.bincount(positions)[positions] >= 5
     counts: dict[str, int] = {}

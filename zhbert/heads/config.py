@@ -1,4 +1,4 @@
-"""What a task head is: task, labels and the application mode, stored in config.json.
+"""What a task head is: its kind, labels and the application mode, stored in config.json.
 
 The settings live under ``"zhbert_head"`` in an ordinary ``BertConfig`` (model
 type ``bert``), so plain transformers opens every zhbert folder: ``AutoModel``
@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 
-from ..fusion import ALL_REPRESENTATIONS
+from ..fusion import check_representation
 
-__all__ = ["HeadConfig", "TASKS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS"]
+__all__ = ["HeadConfig", "HEAD_KINDS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS"]
 
-TASKS = ("sequence", "pair", "token")
+HEAD_KINDS = ("sequence", "pair", "token")
 MODES = ("finetune", "frozen")
 PAIR_ENCODINGS = ("cross", "bi")
 WINDOW_POOLS = ("mean", "mean-max")
@@ -24,7 +24,7 @@ WINDOW_POOLS = ("mean", "mean-max")
 
 @dataclass
 class HeadConfig:
-    task: str  # sequence | pair | token
+    kind: str  # sequence | pair | token (a recipe's task, e.g. ner, is a different word)
     labels: list[str] = field(default_factory=list)  # class names, or tags for token heads
     multi_label: bool = False  # sequence/pair: sigmoid per label instead of softmax
     regression: bool = False  # pair/sequence: one real-valued output (e.g. STS-B), labels = ["score"]
@@ -41,14 +41,13 @@ class HeadConfig:
     allow_untrained_positions: bool = False  # let a window reach past the encoder's pretraining length
 
     def __post_init__(self):
-        if self.task not in TASKS:
-            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {self.task!r}")
+        if self.kind not in HEAD_KINDS:
+            raise ValueError(f"kind must be one of {', '.join(HEAD_KINDS)}, got {self.kind!r}")
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {self.mode!r}")
         if self.representation is None:
-            self.representation = "last" if self.task == "token" else "cls"
-        if self.representation not in ALL_REPRESENTATIONS:
-            raise ValueError(f"representation must be one of {', '.join(ALL_REPRESENTATIONS)}, got {self.representation!r}")
+            self.representation = "last" if self.kind == "token" else "cls"
+        check_representation(self.representation)
         if self.pair_encoding not in PAIR_ENCODINGS:
             raise ValueError(f"pair_encoding must be one of {', '.join(PAIR_ENCODINGS)}, got {self.pair_encoding!r}")
         if self.window_pool not in WINDOW_POOLS:
@@ -61,7 +60,7 @@ class HeadConfig:
             raise ValueError("labels must not be empty")
         if len(set(self.labels)) != len(self.labels):
             raise ValueError(f"labels repeat: {self.labels}")
-        if self.task == "token":
+        if self.kind == "token":
             if not self.scheme:
                 raise ValueError("a token head needs a tag scheme (BIO, BIOES, BMES or BMES-untyped)")
             if self.multi_label or self.regression:
@@ -80,6 +79,8 @@ class HeadConfig:
 
     @classmethod
     def from_dict(cls, d: dict) -> "HeadConfig":
+        if "task" in d and "kind" not in d:  # folders saved before the rename (the bundled models among them)
+            d = {("kind" if k == "task" else k): v for k, v in d.items()}
         known = {f.name for f in fields(cls)}
         unknown = set(d) - known
         if unknown:

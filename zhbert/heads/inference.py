@@ -42,8 +42,8 @@ def _on_model_device(model: ZhBertForTask, batch: dict) -> dict:
 
 @torch.no_grad()
 def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16) -> list[TokenTags]:
-    if model.head.task != "token":
-        raise ValueError(f"predict_tags needs a token head, this model is a {model.head.task} head")
+    if model.head.kind != "token":
+        raise ValueError(f"predict_tags needs a token head, this model is a {model.head.kind} head")
     model.eval()
     coll = _collator(model, tokenizer)
     encs = encode(tokenizer, list(texts))
@@ -116,17 +116,17 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
     ``inputs``: texts for a sequence head, ``(text_a, text_b)`` pairs for a pair head.
     """
     h = model.head
-    if h.task == "token":
+    if h.kind == "token":
         raise ValueError("predict_scores needs a sequence or pair head; use predict_tags for token heads")
     model.eval()
     coll = _collator(model, tokenizer)
     # batches of similar length waste little padding; results go back in input order
-    size = (lambda x: len(x[0]) + len(x[1])) if h.task == "pair" else len
+    size = (lambda x: len(x[0]) + len(x[1])) if h.kind == "pair" else len
     order = sorted(range(len(inputs)), key=lambda i: size(inputs[i]))
     outs = []
     for start in range(0, len(order), batch_size):
         chunk = [inputs[i] for i in order[start : start + batch_size]]
-        if h.task == "pair":
+        if h.kind == "pair":
             a = encode(tokenizer, [x[0] for x in chunk])
             b = encode(tokenizer, [x[1] for x in chunk])
             examples = [{"input_ids": ea.ids, "input_ids_b": eb.ids} for ea, eb in zip(a, b)]

@@ -19,7 +19,7 @@ from ..encoder_info import trained_length
 from ..windows import windows
 from .config import HeadConfig
 
-__all__ = ["TaskCollator", "window_batch", "window_size", "token_tags_from_chars"]
+__all__ = ["TaskCollator", "window_batch", "pair_batch", "window_size", "token_tags_from_chars"]
 
 
 def window_size(head: HeadConfig, config) -> int:
@@ -51,6 +51,27 @@ def window_batch(bodies: list, cls: int, sep: int, pad: int) -> dict[str, torch.
     return {"input_ids": _pad(ids, pad), "attention_mask": _pad([[1] * len(r) for r in ids], 0)}
 
 
+def pair_batch(pairs: list[tuple[list[int], list[int]]], cls: int, sep: int, pad: int, max_length: int, truncate: bool = False) -> dict:
+    """``[CLS] a [SEP] b [SEP]`` per pair with segment ids: the one place cross-encoded pairs
+    become model inputs (pair heads in training and inference, pair probes). A pair longer
+    than ``max_length`` is an error unless ``truncate`` (longest side first, as BERT's
+    run_classifier)."""
+    ids, types = [], []
+    for a, b in pairs:
+        a, b = list(a), list(b)
+        if len(a) + len(b) + 3 > max_length:
+            if not truncate:
+                raise ValueError(
+                    f"pair of {len(a)} + {len(b)} tokens exceeds the {max_length}-token window; "
+                    "use pair_encoding='bi' (each side windowed) or truncate=True"
+                )
+            while len(a) + len(b) + 3 > max_length:
+                (a if len(a) >= len(b) else b).pop()
+        ids.append([cls] + a + [sep] + b + [sep])
+        types.append([0] * (len(a) + 2) + [1] * (len(b) + 1))
+    return {"input_ids": _pad(ids, pad), "attention_mask": _pad([[1] * len(r) for r in ids], 0), "token_type_ids": _pad(types, 0)}
+
+
 @dataclass
 class TaskCollator:
     tokenizer: Any
@@ -76,21 +97,8 @@ class TaskCollator:
         return {**window_batch(bodies, self.cls, self.sep, self.pad), "example_index": torch.tensor(index, dtype=torch.long)}
 
     def _cross(self, examples: list[dict]) -> dict:
-        ids, types = [], []
-        for e in examples:
-            a, b = list(e["input_ids"]), list(e["input_ids_b"])
-            if len(a) + len(b) + 3 > self.max_length:
-                if not self.head.truncate:
-                    raise ValueError(
-                        f"pair of {len(a)} + {len(b)} tokens exceeds the {self.max_length}-token window; "
-                        "use pair_encoding='bi' (each side windowed) or truncate=True"
-                    )
-                while len(a) + len(b) + 3 > self.max_length:  # longest first, as BERT's run_classifier
-                    (a if len(a) >= len(b) else b).pop()
-            ids.append([self.cls] + a + [self.sep] + b + [self.sep])
-            types.append([0] * (len(a) + 2) + [1] * (len(b) + 1))
-        input_ids = _pad(ids, self.pad)
-        return {"input_ids": input_ids, "attention_mask": (_pad([[1] * len(r) for r in ids], 0)), "token_type_ids": _pad(types, 0)}
+        pairs = [(e["input_ids"], e["input_ids_b"]) for e in examples]
+        return pair_batch(pairs, self.cls, self.sep, self.pad, self.max_length, self.head.truncate)
 
     def _tokens(self, examples: list[dict]) -> dict:
         bodies, labels = [], []
@@ -107,14 +115,14 @@ class TaskCollator:
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:
         h = self.head
-        if h.task == "token":
+        if h.kind == "token":
             return self._tokens(examples)
-        if h.task == "pair" and h.pair_encoding == "cross":
+        if h.kind == "pair" and h.pair_encoding == "cross":
             batch = self._cross(examples)
         else:
             batch = self._single(examples)
             batch["num_examples"] = torch.tensor(len(examples))
-            if h.task == "pair":
+            if h.kind == "pair":
                 side_b = self._single(examples, "input_ids_b")
                 batch.update(
                     input_ids_b=side_b["input_ids"], attention_mask_b=side_b["attention_mask"], example_index_b=side_b["example_index"]

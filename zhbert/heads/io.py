@@ -53,7 +53,7 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         model.config.label2id = {l: i for i, l in enumerate(h.labels)}
     model.config.problem_type = (
         ("regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification")
-        if h.task != "token"
+        if h.kind != "token"
         else None
     )
     # what the encoder saw in pretraining travels with every head; the record also tells

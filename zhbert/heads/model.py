@@ -31,7 +31,7 @@ from transformers import initialization as init
 from transformers.modeling_outputs import ModelOutput
 
 from ..crf import CRF
-from ..fusion import LayerFusion, ScalarMix
+from ..fusion import LayerFusion, ScalarMix, sequence_vector
 from .config import HeadConfig
 
 __all__ = ["ZhBertForTask", "TaskOutput", "stock_architecture"]
@@ -46,9 +46,9 @@ class TaskOutput(ModelOutput):
 
 def stock_architecture(head: HeadConfig) -> str | None:
     """The plain-transformers class that loads this head unchanged, if there is one."""
-    if head.task in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
+    if head.kind in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
         return "BertForSequenceClassification"
-    if head.task == "token" and head.representation == "last" and not head.crf:
+    if head.kind == "token" and head.representation == "last" and not head.crf:
         return "BertForTokenClassification"
     return None
 
@@ -78,9 +78,9 @@ class ZhBertForTask(BertPreTrainedModel):
         self.fusion = LayerFusion(head.representation, config.num_hidden_layers, config.hidden_size)
         self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob)
         d = self.fusion.output_size
-        if head.task != "token" and head.window_pool == "mean-max":
+        if head.kind != "token" and head.window_pool == "mean-max":
             d *= 2
-        if head.task == "pair" and head.pair_encoding == "bi":
+        if head.kind == "pair" and head.pair_encoding == "bi":
             d *= 4
         self.classifier = nn.Linear(d, head.num_outputs)
         self.crf = CRF(head.labels, head.scheme) if head.crf else None
@@ -169,11 +169,7 @@ class ZhBertForTask(BertPreTrainedModel):
 
     def _sequence_vectors(self, input_ids, attention_mask, token_type_ids, example_index, num_examples):
         tokens, pooled = self._encode(input_ids, attention_mask, token_type_ids)
-        if self.head.representation == "cls":
-            vec = pooled  # BERT's pooled [CLS] (dense + tanh), as BertForSequenceClassification
-        else:
-            m = attention_mask.unsqueeze(-1).to(tokens.dtype)
-            vec = (tokens * m).sum(1) / m.sum(1).clamp(min=1)
+        vec = sequence_vector(self.fusion, tokens, attention_mask, pooled)
         if example_index is None:
             example_index = torch.arange(vec.size(0), device=vec.device)
             num_examples = vec.size(0)
@@ -198,13 +194,13 @@ class ZhBertForTask(BertPreTrainedModel):
             attention_mask = torch.ones_like(input_ids)
         if num_examples is not None and torch.is_tensor(num_examples):
             num_examples = int(num_examples.reshape(-1)[0])
-        if h.task == "token":
+        if h.kind == "token":
             tokens, _ = self._encode(input_ids, attention_mask, token_type_ids)
             logits = self.classifier(self.dropout(tokens))
             loss = self._token_loss(logits, labels, attention_mask) if labels is not None else None
         else:
             u = self._sequence_vectors(input_ids, attention_mask, token_type_ids, example_index, num_examples)
-            if h.task == "pair" and h.pair_encoding == "bi":
+            if h.kind == "pair" and h.pair_encoding == "bi":
                 if input_ids_b is None:
                     raise ValueError("a bi-encoder pair head needs input_ids_b (the second texts)")
                 if attention_mask_b is None:
@@ -213,12 +209,7 @@ class ZhBertForTask(BertPreTrainedModel):
                 u = torch.cat([u, v, (u - v).abs(), u * v], dim=-1)
             logits = self.classifier(self.dropout(u))
             loss = self._sequence_loss(logits, labels) if labels is not None else None
-        weights = None
-        if self.fusion.scalar_mix is not None:
-            weights = self.fusion.scalar_mix.layer_weights()
-        elif self.fusion.attention is not None:
-            weights = self.fusion.last_layer_weights
-        return TaskOutput(loss=loss, logits=logits, layer_weights=weights)
+        return TaskOutput(loss=loss, logits=logits, layer_weights=self.fusion.layer_weights())
 
     def _sequence_loss(self, logits, labels):
         if self.head.regression:

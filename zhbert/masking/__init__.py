@@ -5,7 +5,7 @@
 """
 
 from .base import Masker, MaskingConfig, apply_80_10_10, budget, units_of
-from .strategies import MASKERS, CharMasker, ErnieMasker, NgramMasker, WholeWordMasker, get_masker
+from .strategies import MASKERS, CharMasker, ErnieMasker, NgramMasker, WholeWordMasker, get_masker, masker_class
 
 __all__ = [
     "Masker",
@@ -19,4 +19,5 @@ __all__ = [
     "ErnieMasker",
     "NgramMasker",
     "get_masker",
+    "masker_class",
 ]

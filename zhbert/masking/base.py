@@ -90,10 +90,23 @@ def apply_80_10_10(
 
 
 class Masker:
-    """Base class: choose whole units to predict. Subclasses set ``unit_column``."""
+    """Base class: choose whole units to predict. A strategy names the per-token unit
+    column it reads (``unit_column``) and every column preprocessing must compute for it
+    (``needs_units``, keys of :data:`zhbert.masking.units.UNIT_SPANS`): corpus
+    preparation and the portable corpus check ask the strategy instead of its name."""
 
     name = "base"
-    unit_column = "word_ids"  # which per-token unit ids the strategy reads
+    unit_column: str | None = "word_ids"  # which per-token unit ids the strategy reads
+    # word units are always computed: packing and NSP cut sequences between words
+    needs_units: tuple[str, ...] = ("word_ids",)
+
+    def unit_ids(self, example: dict, special_ids: set[int]) -> torch.Tensor:
+        """The example's unit id per token (``-1`` for special tokens)."""
+        return torch.tensor(example[self.unit_column], dtype=torch.long)
+
+    def draw_units(self, unit_ids: torch.Tensor) -> torch.Tensor:
+        """The units :func:`apply_80_10_10` draws one action for."""
+        return unit_ids
 
     def __init__(self, config: MaskingConfig | None = None):
         self.config = config or MaskingConfig()

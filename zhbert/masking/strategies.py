@@ -15,12 +15,19 @@ import torch
 
 from .base import Masker, MaskingConfig, budget, units_of
 
-__all__ = ["CharMasker", "WholeWordMasker", "ErnieMasker", "NgramMasker", "MASKERS", "get_masker"]
+__all__ = ["CharMasker", "WholeWordMasker", "ErnieMasker", "NgramMasker", "MASKERS", "get_masker", "masker_class"]
 
 
 class CharMasker(Masker):
     name = "char"
     unit_column = None  # each non-special token is its own unit
+
+    def unit_ids(self, example, special_ids):
+        ids = example["input_ids"]
+        return torch.where(torch.tensor([i in special_ids for i in ids]), -1, torch.arange(len(ids)))
+
+    def draw_units(self, unit_ids):
+        return torch.arange(unit_ids.numel())
 
     def select(self, unit_ids, generator):
         token_units = torch.where(unit_ids >= 0, torch.arange(unit_ids.numel()), unit_ids)
@@ -35,6 +42,7 @@ class WholeWordMasker(Masker):
 class ErnieMasker(Masker):
     name = "ernie"
     unit_column = "ernie_ids"
+    needs_units = ("word_ids", "ernie_ids")
 
 
 class NgramMasker(Masker):
@@ -81,7 +89,12 @@ class NgramMasker(Masker):
 MASKERS = {m.name: m for m in (CharMasker, WholeWordMasker, ErnieMasker, NgramMasker)}
 
 
-def get_masker(name: str, config: MaskingConfig | None = None, **kwargs) -> Masker:
+def masker_class(name: str) -> type[Masker]:
+    """The strategy called ``name``; an unknown name is an error listing the known ones."""
     if name not in MASKERS:
         raise ValueError(f"unknown masking strategy {name!r}; choose one of {', '.join(MASKERS)}")
-    return MASKERS[name](config, **kwargs)
+    return MASKERS[name]
+
+
+def get_masker(name: str, config: MaskingConfig | None = None, **kwargs) -> Masker:
+    return masker_class(name)(config, **kwargs)

@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import bisect
 import logging
+from collections.abc import Callable
 from functools import lru_cache
+from typing import NamedTuple
 
-__all__ = ["word_spans", "word_backend", "pos_spans", "ernie_spans", "token_units", "ENTITY_POS", "NOMINAL_POS"]
+__all__ = ["word_spans", "word_backend", "pos_spans", "ernie_spans", "token_units", "UNIT_SPANS", "ENTITY_POS", "NOMINAL_POS"]
 
 ENTITY_POS = {"nr", "ns", "nt", "nz", "nrt", "nrfg"}
 NOMINAL_POS = {"n", "nz", "vn", "an", "ng"}
@@ -142,3 +144,18 @@ def token_units(token_offsets: list[tuple[int, int]], spans: list[tuple[int, int
         k = bisect.bisect_right(starts, s) - 1
         out.append(max(k, 0))
     return out
+
+
+def _ernie_unit_spans(text: str, user_dict: str | None = None) -> list[tuple[int, int]]:
+    return [(s, e) for s, e, _ in ernie_spans(text, user_dict=user_dict)]
+
+
+class UnitKind(NamedTuple):
+    label: str  # how messages name these units
+    spans: Callable[..., list[tuple[int, int]]]  # (text, user_dict) -> character spans of the units
+
+
+# unit column -> how to find its units in a text; a masking strategy names the columns it
+# needs (``Masker.needs_units``), and corpus preparation and the portable corpus handle
+# exactly those
+UNIT_SPANS = {"word_ids": UnitKind("word", word_spans), "ernie_ids": UnitKind("ERNIE", _ernie_unit_spans)}

@@ -29,11 +29,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ..masking import masker_class
+from ..masking.units import UNIT_SPANS
+
 __all__ = ["SUFFIX", "is_portable_corpus", "save_portable_corpus", "load_portable_corpus", "vocab_hash"]
 
 SUFFIX = ".zhcorpus"
 FORMAT_VERSION = 1
-_UNIT_COLUMNS = {"word_ids": "word_starts", "ernie_ids": "ernie_starts"}
+# a unit column's start bits are stored in the array "<unit>_starts" (word_ids -> word_starts)
+_UNIT_COLUMNS = {c: c.removesuffix("_ids") + "_starts" for c in UNIT_SPANS}
 
 
 def is_portable_corpus(path) -> bool:
@@ -132,8 +136,13 @@ def load_portable_corpus(path, tokenizer, masking: str):
             f"{path}: prepared with another vocabulary ({meta['vocab_size']} tokens, hash {meta['vocab_hash']}) "
             f"than the model's ({len(tokenizer)} tokens, hash {vocab_hash(tokenizer)}); run zhbert prepare-corpus again"
         )
-    if masking == "ernie" and "ernie_ids" not in meta["units"]:
-        raise ValueError(f"{path}: has no ERNIE units (prepared for {meta['masking']}); prepare it with --masking ernie")
+    missing = [c for c in masker_class(masking).needs_units if c not in meta["units"]]
+    if missing:
+        raise ValueError(
+            f"{path}: has no {' or '.join(UNIT_SPANS[c].label for c in missing)} units, which {masking} masking needs "
+            f"(prepared for {meta['masking']}); "
+            f"prepare it with --masking {masking}"
+        )
     cache = path.with_name(path.name + ".arrow")
     done = cache / "zhbert_source.json"
     stamp = {"size": path.stat().st_size, "mtime_ns": path.stat().st_mtime_ns}

@@ -20,48 +20,68 @@ import torch
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..encoder_info import record_encoder, trained_length
-from ..masking import MaskingConfig, get_masker
+from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, checkpoint_step, latest_complete_checkpoint, storage_errors
+from .mlm_collator import MaskingCollator
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
+from .nsp_pairs import pair_segments
 from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, save_portable_corpus
 from .positions import init_positions_sinusoidal
-from .pretrain_data import MaskingCollator, pack, pair_segments, prepare
-from .sizes import bert_config
+from .pretrain_data import pack, prepare
+from .sizes import SIZES, bert_config
 
 logger = logging.getLogger("zhbert")
 
 __all__ = ["PretrainConfig", "pretrain", "prepare_corpus", "load_init_model"]
 
 
+def _help(text: str, **extra) -> dict:
+    return {"help": text, **extra}
+
+
 @dataclass
 class PretrainConfig:
-    corpus: list[str] = field(default_factory=list)  # text files/folders (one document per line), or one *.zhcorpus file
-    output: str = "runs/pretrain"  # output folder: checkpoints + final model
-    masking: str = "wwm"  # char | wwm | ernie | ngram
-    size: str = "mini"  # tiny | mini | small | medium | base (ignored with init)
-    init: str | None = None  # local HF BERT checkpoint folder to continue from
-    max_length: int = 128  # tokens per packed block
-    batch_size: int = 64  # per device
-    grad_accum: int = 1
-    learning_rate: float = 5e-4
-    warmup: float = 0.06  # fraction of steps
-    weight_decay: float = 0.01
-    max_steps: int = 1000
-    save_steps: int = 200
-    logging_steps: int = 20
-    seed: int = 42
-    num_proc: int = 2  # workers for word-boundary preprocessing
-    max_docs: int | None = None  # use only the first N documents (tests, quick runs)
-    doc_format: str = "line"  # line | blank-line
-    user_dict: str | None = None  # jieba user dictionary (ernie/wwm units)
-    mask_rate: float = 0.15
-    dataloader_workers: int = 0
-    nsp: bool = False  # add next-sentence prediction (BertForPreTraining)
-    # position embeddings: auto = sinusoidal from scratch, the checkpoint's own with init;
-    # sinusoidal = overwrite (also with init); normal = BERT's N(0, 0.02) from scratch (see positions.py)
-    position_init: str = "auto"
-    max_unk_rate: float = 0.05  # stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 = off
+    """Every pretraining option, declared once: ``zhbert pretrain`` parses its command line
+    from this dataclass (``HfArgumentParser``; ``--max_length`` and ``--max-length`` both work)."""
+
+    corpus: list[str] = field(
+        default_factory=list,
+        # repeated --corpus flags add up (argparse's default would keep only the last)
+        metadata=_help("text files or folders (*.txt), one document per line, or one *.zhcorpus file", action="extend"),
+    )
+    output: str = field(default="runs/pretrain", metadata=_help("output folder (checkpoints, loss log, final/)"))
+    masking: str = field(default="wwm", metadata=_help("masking strategy: " + ", ".join(MASKERS)))
+    size: str = field(default="mini", metadata=_help("model size from scratch: " + ", ".join(SIZES) + " (ignored with --init)"))
+    init: str | None = field(default=None, metadata=_help("continue from this local HF BERT checkpoint folder"))
+    max_length: int = field(default=128, metadata=_help("tokens per packed block"))
+    batch_size: int = field(default=64, metadata=_help("blocks per device per step"))
+    grad_accum: int = field(default=1, metadata=_help("gradient accumulation steps"))
+    learning_rate: float = field(default=5e-4, metadata=_help("peak learning rate"))
+    warmup: float = field(default=0.06, metadata=_help("warm-up: a fraction of the steps (< 1) or a number of steps"))
+    weight_decay: float = field(default=0.01, metadata=_help("AdamW weight decay"))
+    max_steps: int = field(default=1000, metadata=_help("optimizer steps"))
+    save_steps: int = field(default=200, metadata=_help("checkpoint every N steps (a rerun resumes from the last complete one)"))
+    logging_steps: int = field(default=20, metadata=_help("loss log every N steps"))
+    seed: int = field(default=42, metadata=_help("random seed"))
+    num_proc: int = field(default=2, metadata=_help("processes for word-boundary preprocessing"))
+    max_docs: int | None = field(default=None, metadata=_help("use only the first N documents (tests, quick runs)"))
+    doc_format: str = field(default="line", metadata=_help("line or blank-line"))
+    user_dict: str | None = field(default=None, metadata=_help("jieba user dictionary for word/entity units"))
+    mask_rate: float = field(default=0.15, metadata=_help("share of units selected for prediction"))
+    dataloader_workers: int = field(default=0, metadata=_help("processes that mask batches while the model trains (GPU runs)"))
+    nsp: bool = field(default=False, metadata=_help("add next-sentence prediction (BertForPreTraining)"))
+    position_init: str = field(
+        default="auto",
+        metadata=_help(
+            "position embeddings: auto (sinusoidal from scratch, the checkpoint's own with --init), "
+            "sinusoidal (overwrite, also with --init) or normal (BERT's N(0, 0.02) from scratch); see positions.py"
+        ),
+    )
+    max_unk_rate: float = field(
+        default=0.05,
+        metadata=_help("stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 turns the check off"),
+    )
 
 
 class _EpochSetter(TrainerCallback):

@@ -1,7 +1,8 @@
 """What every recipe shares: arguments, model set-up, examples, results files.
 
-The recipes in ``recipes/`` read top to bottom (arguments, data, model, train,
-evaluate, save); the pieces they have in common live here so each stays short.
+Each recipe module (``zhbert/recipes/<name>.py``) reads top to bottom (arguments,
+data, model, train, evaluate, save); the pieces they have in common live here so
+each stays short.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import torch
@@ -17,22 +18,21 @@ import torch
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head
 from ..heads.inputs import token_tags_from_chars
 from ..tokenizer import encode, load_tokenizer
-from .finetune import FinetuneConfig
+from ..training.finetune import FinetuneConfig
+from .arguments import RecipeArguments
 
 logger = logging.getLogger("zhbert")
 
 __all__ = [
-    "run_recipe",
-    "parse_args",
     "load_splits",
     "fit",
     "head_config",
     "finetune_config",
-    "RecipeArguments",
-    "PRESETS",
-    "apply_preset",
     "prepare_model",
-    "tagging_examples",
+    "char_tag_examples",
+    "train_char_tagger",
+    "predict_test_spans",
+    "check_unk_share",
     "classification_examples",
     "pair_examples",
     "write_results",
@@ -40,80 +40,8 @@ __all__ = [
 ]
 
 
-@dataclass
-class RecipeArguments:
-    dataset: str = field(default="", metadata={"help": "which dataset of the task (see --help of the recipe)"})
-    encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
-    random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
-    mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})
-    representation: str | None = field(
-        default=None, metadata={"help": "cls, last, mean-last-4, concat-last-4, scalar-mix, layer-attention"}
-    )
-    crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
-    window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
-    stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
-    window_pool: str = field(default="mean", metadata={"help": "sequence heads: mean or mean-max over windows"})
-    pair_encoding: str = field(default="cross", metadata={"help": "pair heads: cross or bi"})
-    preset: str = field(default="full", metadata={"help": "tiny (seconds on CPU, for tests) or full"})
-    epochs: float = field(default=3.0, metadata={"help": "training epochs"})
-    max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides epochs)"})
-    batch_size: int | None = field(default=None, metadata={"help": "examples per step (default 32)"})
-    learning_rate: float | None = field(default=None, metadata={"help": "encoder learning rate (default 5e-5; 1e-3 frozen)"})
-    max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
-    max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
-    output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
-    save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
-    evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
-    seed: int = field(default=42, metadata={"help": "random seed"})
-    max_unk_rate: float = field(
-        default=0.05,
-        metadata={
-            "help": "stop when more of the training tokens than this are [UNK] (the vocabulary cannot read the text); 1 turns the check off"
-        },
-    )
-
-
-def run_recipe(main) -> None:
-    """Run a recipe's ``main``; bad data or models end with one clear line, not a traceback."""
-    import sys
-
-    from ..errors import ZhbertError
-
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        main()
-    except (ZhbertError, FileNotFoundError, ValueError) as e:
-        print(f"error: {e}", file=sys.stderr)
-        sys.exit(1)
-
-
-PRESETS = {
-    "tiny": dict(max_train_samples=32, max_eval_samples=16, max_steps=6, batch_size=8),
-    "full": dict(max_steps=-1, batch_size=32),
-}
-
-
-def apply_preset(args: RecipeArguments) -> RecipeArguments:
-    if args.preset not in PRESETS:
-        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {args.preset!r}")
-    for k, v in {**PRESETS["full"], **PRESETS[args.preset]}.items():
-        if getattr(args, k) is None:  # an explicit flag wins over the preset
-            setattr(args, k, v)
-    return args
-
-
 def subsample(rows: list[dict], n: int | None) -> list[dict]:
     return rows[:n] if n else rows
-
-
-def parse_args(default_dataset: str) -> RecipeArguments:
-    """Arguments from the command line (or one JSON/YAML file), preset applied."""
-    from transformers import HfArgumentParser
-
-    (args,) = HfArgumentParser(RecipeArguments).parse_args_into_dataclasses()
-    args = apply_preset(args)
-    args.dataset = args.dataset or default_dataset
-    return args
 
 
 def load_splits(args: RecipeArguments, task: str):
@@ -136,7 +64,7 @@ def load_splits(args: RecipeArguments, task: str):
 def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> None:
     """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model."""
     if not args.evaluate_only:
-        from .finetune import fine_tune
+        from ..training.finetune import fine_tune
 
         train = examples()
         check_unk_share(train, tokenizer, args.max_unk_rate)
@@ -157,7 +85,7 @@ def check_unk_share(examples: list[dict], tokenizer, limit: float) -> float:
 
 
 def _encoder_path(name: str) -> str:
-    from ..model_info import resolve_model_path
+    from ..models_registry import resolve_model_path
 
     return str(resolve_model_path(name))
 
@@ -178,7 +106,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     return model, load_tokenizer(path)
 
 
-def tagging_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[dict]:
+def char_tag_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[dict]:
     index = {l: i for i, l in enumerate(labels)}
     out = []
     for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
@@ -200,10 +128,10 @@ def pair_examples(tokenizer, rows: list[dict]) -> list[dict]:
     return [{"input_ids": list(x.ids), "input_ids_b": list(y.ids), "label": r["label"]} for r, x, y in zip(rows, a, b)]
 
 
-def head_config(args: RecipeArguments, task: str, data, **extra) -> HeadConfig:
-    """The head a recipe trains, from its arguments and its dataset."""
+def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
+    """The head (``kind``: token, sequence or pair) a recipe trains, from its arguments and its dataset."""
     return HeadConfig(
-        task=task,
+        kind=kind,
         labels=data.labels,
         scheme=data.scheme,
         multi_label=data.multi_label,
@@ -219,14 +147,13 @@ def head_config(args: RecipeArguments, task: str, data, **extra) -> HeadConfig:
     )
 
 
-def train_tagger(task: str, default_dataset: str):
-    """Phases 1-4 of a character-tagging recipe (cws, ner): arguments, data (one tag per
-    character), a token head on the chosen encoder, training. Returns ``args, data, model, tokenizer``."""
-    args = parse_args(default_dataset)
+def train_char_tagger(args: RecipeArguments, task: str):
+    """Phases 2-4 of a character-tagging recipe (cws, ner): data (one tag per character),
+    a token head on the chosen encoder, training. Returns ``data, model, tokenizer``."""
     data = load_splits(args, task)
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
-    fit(args, model, tokenizer, lambda: tagging_examples(tokenizer, data.train, data.labels))
-    return args, data, model, tokenizer
+    fit(args, model, tokenizer, lambda: char_tag_examples(tokenizer, data.train, data.labels))
+    return data, model, tokenizer
 
 
 def predict_test_spans(
@@ -251,8 +178,9 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
     )
 
 
-def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> Path:
-    """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row."""
+def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> dict:
+    """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row;
+    returns the record written to ``metrics.json``."""
     out = Path(args.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     if model is not None and not args.evaluate_only and args.save_model:
@@ -278,4 +206,4 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
-    return path
+    return record

@@ -1,0 +1,71 @@
+"""The recipes: one module per task, each a ``run(args) -> metrics record`` that reads
+top to bottom like Hugging Face's ``run_ner.py`` (arguments, data, model, train,
+evaluate, save).
+
+:data:`RECIPES` is the one list of them: ``zhbert train <name>``, the studies
+(``zhbert study ...``) and the ``recipes/*.py`` scripts of a source checkout all go
+through it, so a recipe is added by writing its module and one entry here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, replace
+
+__all__ = ["Recipe", "RECIPES", "recipe"]
+
+
+@dataclass(frozen=True)
+class Recipe:
+    name: str  # zhbert train <name>
+    module: str  # zhbert.recipes.<module>, whose run(args) trains, scores and returns the metrics record
+    head: str  # the head it trains: token | sequence | pair
+    default_dataset: str  # --dataset when none is given
+    study_dataset: str  # the dataset the mode and masking studies train it on
+    summary: str
+
+    def _module(self):
+        return importlib.import_module(f"{__name__}.{self.module}")
+
+    def arguments(self, **options):
+        """:class:`~zhbert.recipes.arguments.RecipeArguments` as a caller in Python states them,
+        the preset filled in."""
+        from .arguments import RecipeArguments, finalize_args
+
+        return finalize_args(RecipeArguments(**options), self.default_dataset)
+
+    def run(self, args) -> dict:
+        """Train (or evaluate) and score; returns the record it writes to ``metrics.json``."""
+        from .arguments import finalize_args
+
+        return self._module().run(finalize_args(replace(args), self.default_dataset))
+
+    def parse(self, argv: list[str] | None = None):
+        from .arguments import finalize_args, parse_args
+
+        prog = f"zhbert train {self.name}"
+        return finalize_args(parse_args(argv, prog=prog, description=self._module().__doc__), self.default_dataset)
+
+    def main(self, argv: list[str] | None = None) -> None:
+        """The command line: ``zhbert train <name> ARGS`` and ``python recipes/<script> ARGS``."""
+        from .arguments import run_cli
+
+        run_cli(lambda: self.run(self.parse(argv)))
+
+
+RECIPES = {
+    r.name: r
+    for r in (
+        Recipe("cws", "cws", "token", "pku", "pku", "word segmentation (BMES character tagging)"),
+        Recipe("ner", "ner", "token", "msra", "msra", "named entities (BIO/BMES character tagging, optional CRF)"),
+        Recipe("tagging", "weibo_tagging", "sequence", "usual", "usual", "Weibo post classification, single- or multi-label"),
+        Recipe("matching", "matching", "pair", "afqmc", "lcqmc", "sentence pairs: paraphrase, NLI or STS regression"),
+    )
+}
+
+
+def recipe(name: str) -> Recipe:
+    """The recipe called ``name``; an unknown name is an error listing the known ones."""
+    if name not in RECIPES:
+        raise ValueError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
+    return RECIPES[name]

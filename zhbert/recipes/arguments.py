@@ -1,0 +1,94 @@
+"""A recipe's command-line arguments (one dataclass, parsed by ``HfArgumentParser``)
+and presets; light to import, so the CLI lists recipes without loading torch."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+__all__ = ["RecipeArguments", "PRESETS", "apply_preset", "finalize_args", "parse_args", "run_cli"]
+
+
+def _representations() -> list[str]:
+    from ..fusion import REPRESENTATIONS
+
+    return list(REPRESENTATIONS)
+
+
+@dataclass
+class RecipeArguments:
+    dataset: str = field(default="", metadata={"help": "which dataset of the task (see --help of the recipe)"})
+    encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
+    random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
+    mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})
+    representation: str | None = field(
+        default=None, metadata={"help": "how the head reads the encoder's layers: " + ", ".join(_representations())}
+    )
+    crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
+    window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
+    stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
+    window_pool: str = field(default="mean", metadata={"help": "sequence heads: mean or mean-max over windows"})
+    pair_encoding: str = field(default="cross", metadata={"help": "pair heads: cross or bi"})
+    preset: str = field(default="full", metadata={"help": "tiny (seconds on CPU, for tests) or full"})
+    epochs: float = field(default=3.0, metadata={"help": "training epochs"})
+    max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides epochs)"})
+    batch_size: int | None = field(default=None, metadata={"help": "examples per step (default 32)"})
+    learning_rate: float | None = field(default=None, metadata={"help": "encoder learning rate (default 5e-5; 1e-3 frozen)"})
+    max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
+    max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
+    output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
+    save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
+    evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
+    seed: int = field(default=42, metadata={"help": "random seed"})
+    max_unk_rate: float = field(
+        default=0.05,
+        metadata={
+            "help": "stop when more of the training tokens than this are [UNK] (the vocabulary cannot read the text); 1 turns the check off"
+        },
+    )
+
+
+def run_cli(run) -> None:
+    """Call ``run()`` for a command line; bad data or models end with one clear line
+    (exit code 1), not a traceback."""
+    import sys
+
+    from ..errors import ZhbertError
+
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        run()
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        sys.exit(1)
+
+
+PRESETS = {
+    "tiny": dict(max_train_samples=32, max_eval_samples=16, max_steps=6, batch_size=8),
+    "full": dict(max_steps=-1, batch_size=32),
+}
+
+
+def apply_preset(args: RecipeArguments) -> RecipeArguments:
+    if args.preset not in PRESETS:
+        raise ValueError(f"preset must be one of {', '.join(PRESETS)}, got {args.preset!r}")
+    for k, v in {**PRESETS["full"], **PRESETS[args.preset]}.items():
+        if getattr(args, k) is None:  # an explicit flag wins over the preset
+            setattr(args, k, v)
+    return args
+
+
+def parse_args(argv: list[str] | None = None, prog: str | None = None, description: str | None = None) -> RecipeArguments:
+    """Arguments from ``argv`` (default: the command line), preset applied."""
+    from transformers import HfArgumentParser
+
+    parser = HfArgumentParser(RecipeArguments, prog=prog, description=description)
+    (args,) = parser.parse_args_into_dataclasses(args=argv)
+    return args
+
+
+def finalize_args(args: RecipeArguments, default_dataset: str) -> RecipeArguments:
+    """The preset's values for every unset option, and the recipe's default dataset."""
+    args = apply_preset(args)
+    args.dataset = args.dataset or default_dataset
+    return args

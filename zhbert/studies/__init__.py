@@ -1,0 +1,60 @@
+"""Studies anyone can rerun on their own model: which application mode, which masking.
+
+* :mod:`.modes` trains the same encoder on one dataset per task type with every
+  {fine-tune, feature-based} x representation combination (``cls`` only for
+  sequence and pair heads), several seeds each, and reproduces the BERT paper's
+  feature-based NER table (Devlin et al. 2019, Table 7) on Chinese.
+* :mod:`.masking` pretrains the same configuration for the same number of steps
+  under each masking strategy (with and without NSP), then fine-tunes each result
+  on the four tasks.
+
+Every training run is one call of the task's recipe (:data:`zhbert.recipes.RECIPES`)
+with the arguments a user would type after ``zhbert train <recipe>`` (logged, so a
+table cell can be reproduced by hand). Runs write ``metrics.json`` into their own
+folder; a rerun skips finished runs, so a study killed halfway resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import statistics
+from pathlib import Path
+
+from ..recipes import RECIPES
+
+logger = logging.getLogger("zhbert")
+
+__all__ = ["STUDY_TASKS", "run_recipe", "summary"]
+
+STUDY_TASKS = tuple(RECIPES)
+
+
+def _flags(options: dict) -> list[str]:
+    """The command-line flags that give these recipe arguments (``save_model=False``: ``--no_save_model``)."""
+    argv = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            argv += [f"--{key}"] if value else [f"--no_{key}"] if key == "save_model" else []
+        else:
+            argv += [f"--{key}", str(value)]
+    return argv
+
+
+def run_recipe(task: str, output_dir: str | Path, **options) -> dict:
+    """Run the task's recipe on its study dataset with these arguments; returns its
+    ``metrics.json`` record. A folder that already holds one is not run again."""
+    out = Path(output_dir)
+    done = out / "metrics.json"
+    if done.is_file():
+        return json.loads(done.read_text(encoding="utf-8"))
+    recipe = RECIPES[task]
+    options = {"dataset": recipe.study_dataset, **{k: v for k, v in options.items() if v is not None}, "output_dir": str(out)}
+    logger.warning("study run: zhbert train %s %s", task, " ".join(_flags(options)))
+    return recipe.run(recipe.arguments(**options))
+
+
+def summary(scores: list[float]) -> dict:
+    return {"scores": scores, "mean": statistics.fmean(scores), "std": statistics.stdev(scores) if len(scores) > 1 else 0.0}
