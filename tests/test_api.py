@@ -22,11 +22,11 @@ TEXTS = [
 def models(tiny_encoder, tokenizer, tmp_path_factory):
     root = tmp_path_factory.mktemp("api_models")
     heads = {
-        "cws": HeadConfig(task="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64),
-        "ner": HeadConfig(task="token", labels=NER_LABELS, scheme="BIO", crf=True, window=64),
-        "tagging": HeadConfig(task="sequence", labels=["neutral", "angry", "happy", "sad", "fear", "surprise"], window=64),
-        "multi": HeadConfig(task="sequence", labels=["like", "anger"], multi_label=True, thresholds=[0.3, 0.6], window=64),
-        "matching": HeadConfig(task="pair", labels=["0", "1"], window=64),
+        "cws": HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64),
+        "ner": HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", crf=True, window=64),
+        "tagging": HeadConfig(kind="sequence", labels=["neutral", "angry", "happy", "sad", "fear", "surprise"], window=64),
+        "multi": HeadConfig(kind="sequence", labels=["like", "anger"], multi_label=True, thresholds=[0.3, 0.6], window=64),
+        "matching": HeadConfig(kind="pair", labels=["0", "1"], window=64),
     }
     out = {"base": tiny_encoder}
     for name, head in heads.items():
@@ -138,3 +138,20 @@ def test_features_window_long_texts(models, pd_sentences):
     assert torch.allclose(
         torch.tensor(pooled[1]), torch.tensor([r["vector"] for r in base.features(short, "mean-last-4", pooled=False)]).mean(0), atol=1e-5
     )
+
+
+def test_fill_mask_orders(models):
+    """Several masks: all-at-once answers every mask from one pass; left-to-right fills the
+    first mask from that same pass, then sees it; confident starts with the surest mask."""
+    lm = zhbert.load(models["base"])
+    text = "中国的首都是[MASK][MASK]，人民大会堂在[MASK]安门广场西侧。"
+    once = lm.fill_mask(text, top_k=3, order="all-at-once")
+    ltr = lm.fill_mask(text, top_k=3, order="left-to-right")
+    conf = lm.fill_mask(text, top_k=3)
+    assert [m.start for m in once] == [m.start for m in ltr] == [m.start for m in conf] == [6, 12, 25]
+    assert ltr[0].candidates == once[0].candidates  # nothing filled yet when the first mask is chosen
+    surest = max(range(3), key=lambda k: once[k].candidates[0].score)
+    assert conf[surest].candidates == once[surest].candidates
+    assert ltr[1].candidates != once[1].candidates  # the second mask saw the first one's answer
+    with pytest.raises(ValueError, match="order must be one of confident, left-to-right, all-at-once"):
+        lm.fill_mask(text, order="random")

@@ -94,3 +94,23 @@ def test_zhbert_demo_serves_the_bundled_models():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_person_names_whole_or_split():
+    """The PKU standard splits a name into surname and given name; person_names="whole" joins
+    the words inside each PER entity of the bundled ner model, never cutting a word."""
+    from zhbert.api import Span, join_words
+
+    seg = zhbert.load("cws")
+    text = "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。"
+    split = [w.text for w in seg(text)]
+    whole = [w.text for w in seg(text, person_names="whole")]
+    assert "李" in split and "鹏" in split and "李鹏" not in split
+    assert "李鹏" in whole and "".join(whole) == text and "国务院" in whole
+    assert [[w.text for w in ws] for ws in seg(["江泽民主席在北京会见了克林顿。", text], person_names="whole")][1] == whole
+    with pytest.raises(ValueError, match="person_names must be one of split, whole"):
+        seg(text, person_names="merged")
+    # an entity that does not start and end on word boundaries leaves the words alone
+    words = [Span("王小", 0, 2), Span("明天", 2, 4)]
+    assert join_words("王小明天", words, [(0, 3)]) == words
+    assert [w.text for w in join_words("王小明天", words, [(0, 4)])] == ["王小明天"]
