@@ -251,3 +251,30 @@ def test_fill_mask_scoring_loads_an_fp16_export_as_fp32(tiny_encoder, tmp_path):
         assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float16}  # stored as halves
     assert json.loads((exported / "config.json").read_text())["dtype"] == "float32"  # run as fp32 everywhere
     assert {p.dtype for p in load_masked_lm(exported).parameters()} == {torch.float32}
+
+
+def test_study_long_end_to_end(tiny_encoder, tokenizer, tmp_path):
+    """`zhbert study long` on real MSRA test sentences joined into long documents: the same
+    characters read sentence by sentence, truncated, and in windows of four strides."""
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+    from zhbert.data.peoples_daily import NER_LABELS
+    from zhbert.heads import HeadConfig, new_head, save_head
+    from zhbert.studies.long_text import long_documents
+
+    model = save_head(
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=32)), tokenizer, tmp_path / "ner"
+    )
+    out = tmp_path / "long"
+    res = CliRunner().invoke(
+        app, ["study", "long", "--output", str(out), "--model", str(model), "--min-chars", "300", "--max-sentences", "60"]
+    )
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "long.json").read_text())["rows"]
+    assert [r["stride"] for r in rows] == [None, None, 8, 15, 22, 30]  # window 32: a body of 30 tokens
+    assert len({r["characters"] for r in rows}) == 1  # every setting reads the same characters
+    assert rows[0]["texts"] > rows[1]["texts"] == rows[2]["texts"] >= 1
+    assert "| documents, truncated to one window | 32 |" in (out / "long.md").read_text()
+    docs, used = long_documents([{"text": "甲乙丙", "tags": ["O"] * 3}] * 5, 7)
+    assert used == 3 and [d["text"] for d in docs] == ["甲乙丙" * 3]

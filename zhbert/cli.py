@@ -456,6 +456,28 @@ def study_masking(
     typer.echo(files["table"].read_text(encoding="utf-8"))
 
 
+@study_app.command("long")
+def study_long(
+    output: Path = typer.Option(..., "--output", "-o", help="folder for long.md and long.json"),
+    model: str = typer.Option("ner", "--model", help="a NER model: bundled name or folder"),
+    dataset: str = typer.Option("msra", help="the NER dataset whose scored split makes the documents"),
+    min_chars: int = typer.Option(1500, help="characters per long document (consecutive sentences joined)"),
+    max_sentences: Optional[int] = typer.Option(None, help="use only the first N sentences (tests)"),
+) -> None:
+    """Long texts: truncation vs overlapping windows of several strides, against each sentence alone."""
+    from .errors import ZhbertError
+    from .studies.long_text import run_long, write_long_report
+
+    start = time.perf_counter()
+    try:
+        rows = run_long(model, "ner", dataset, min_chars, max_sentences)
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    meta = {"model": model, "dataset": dataset, "min_chars": min_chars, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    files = write_long_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
 def _setup_logging() -> None:
     import logging
 

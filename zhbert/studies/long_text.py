@@ -1,0 +1,126 @@
+"""The long-text study (issue 20, question 4): texts longer than the encoder's window,
+read by truncation or by overlapping windows of several strides.
+
+Long documents are built from real text: consecutive sentences of a NER dataset's scored
+split (MSRA's test by default) joined into documents of at least ``min_chars`` characters,
+their gold entities carried along. One saved NER model then tags
+
+* every sentence alone (the reference: nothing is longer than a window there),
+* the documents truncated to their first window (``truncate=True``),
+* the documents in overlapping windows with strides of 1/4, 1/2 (the default), 3/4 and all of
+  the window body (no overlap), each token's tag from the window where it sits farthest from
+  an edge,
+
+scored with seqeval on the same characters. Classification pooling (mean vs mean-max of
+window vectors) needs a labelled long-document classification task and training runs; this
+study does not measure it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+
+__all__ = ["LongRow", "long_documents", "run_long", "write_long_report"]
+
+
+@dataclass
+class LongRow:
+    setting: str
+    window: int  # tokens incl. [CLS]/[SEP]
+    stride: int | None  # tokens between window starts; None: one window, truncated
+    texts: int
+    characters: int
+    precision: float
+    recall: float
+    f1: float
+    seconds: float
+
+
+def long_documents(rows: list[dict], min_chars: int) -> tuple[list[dict], int]:
+    """Consecutive ``{"text", "tags"}`` rows joined until each document has ``min_chars``
+    characters, and how many rows they used (a last, shorter remainder is left out: it
+    would not be long)."""
+    docs, text, tags, used = [], "", [], 0
+    for k, r in enumerate(rows):
+        text += r["text"]
+        tags += list(r["tags"])
+        if len(text) >= min_chars:
+            docs.append({"text": text, "tags": tags})
+            text, tags, used = "", [], k + 1
+    return docs, used
+
+
+def _score(model, tokenizer, rows: list[dict], batch_size: int) -> tuple[dict, float]:
+    from ..heads import char_spans, predict_tags
+    from ..metrics import entity_prf
+    from ..tags import spans_to_tags
+
+    scheme = model.head.scheme
+    start = time.perf_counter()
+    preds = predict_tags(model, tokenizer, [r["text"] for r in rows], batch_size=batch_size)
+    seconds = time.perf_counter() - start
+    predicted = [spans_to_tags(len(r["text"]), char_spans(p, scheme), scheme) for r, p in zip(rows, preds)]
+    return entity_prf([r["tags"] for r in rows], predicted, scheme)["overall"], seconds
+
+
+def run_long(
+    model_dir: str,
+    task: str = "ner",
+    dataset: str = "msra",
+    min_chars: int = 1500,
+    max_sentences: int | None = None,
+    batch_size: int = 32,
+) -> list[LongRow]:
+    """Every setting on the same sentences; ``max_sentences`` cuts the split (tests)."""
+    from ..data.tasks import load_task_data
+    from ..heads import load_head
+    from ..heads.inputs import window_size
+    from ..models_registry import resolve_model_path
+    from ..tokenizer import load_tokenizer
+
+    path = resolve_model_path(model_dir)
+    model, tokenizer = load_head(path).eval(), load_tokenizer(path)
+    if model.head.kind != "token":
+        raise ValueError(f"{path}: the long-text study needs a token (NER) head, this is a {model.head.kind} head")
+    sentences = load_task_data(task, dataset).test[:max_sentences]
+    docs, n_used = long_documents(sentences, min_chars)
+    if not docs:
+        raise ValueError(f"{len(sentences)} sentences hold fewer than {min_chars:,} characters: no long document")
+    used = sentences[:n_used]  # the same characters as the documents
+    head = model.head
+    window = window_size(head, model.config)
+    body = window - 2
+    rows = []
+
+    def measure(setting, texts, stride, truncate):
+        model.head = replace(head, window=window, stride=stride, truncate=truncate)
+        scores, seconds = _score(model, tokenizer, texts, batch_size)
+        chars = sum(len(r["text"]) for r in texts)
+        rows.append(LongRow(setting, window, stride, len(texts), chars, scores["precision"], scores["recall"], scores["f1"], seconds))
+
+    measure("sentences, each alone", used, None, False)
+    measure("documents, truncated to one window", docs, None, True)
+    for share, name in ((4, "1/4"), (2, "1/2 (default)"), (4 / 3, "3/4"), (1, "1 (no overlap)")):
+        measure(f"documents, windows, stride {name} of the window", docs, max(1, round(body / share)), False)
+    model.head = head
+    return rows
+
+
+def write_long_report(rows: list[LongRow], output: str | Path, meta: dict | None = None) -> dict[str, Path]:
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "long.json").write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1))
+    lines = [
+        "| setting | window | stride | texts | characters | precision | recall | F1 | chars/s |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.setting} | {r.window} | {r.stride if r.stride is not None else '–'} | {r.texts:,} | {r.characters:,} | "
+            f"{100 * r.precision:.2f} | {100 * r.recall:.2f} | {100 * r.f1:.2f} | {r.characters / max(r.seconds, 1e-9):,.0f} |"
+        )
+    (out / "long.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"json": out / "long.json", "table": out / "long.md"}
