@@ -93,3 +93,18 @@ def test_offsets_round_trip_on_real_sentences(pd_sentences, weibo_posts, tokeniz
         assert all(a[1] <= b[0] for a, b in zip(covered, covered[1:]))
         assert all(is_space(c) or any(s <= i < e for s, e in enc.offsets) or not _norm(c).strip() for i, c in enumerate(text))
     assert n_tokens > 50_000
+
+
+def test_the_one_unit_per_token_shortcut_gives_the_general_units(pd_sentences, weibo_posts, tokenizer, monkeypatch):
+    """Most Chinese text takes a shortcut in token_units; on real sentences, posts and every
+    edge case it must give exactly the units of the general construction."""
+    import zhbert.text as text_module
+
+    texts = list(pd_sentences[:400]) + list(weibo_posts[:400]) + [e for e in EDGE_CASES if isinstance(e, str)]
+    encodings = encode(tokenizer, texts)
+    shortcut = [text_module._one_unit_per_token(e.text, e.offsets, e.word_ids) for e in encodings]
+    assert sum(u is not None for u in shortcut) > 300  # the shortcut is taken on most sentences
+    monkeypatch.setattr(text_module, "_one_unit_per_token", lambda *a: None)
+    for e, fast in zip(encodings, shortcut):
+        if fast is not None:
+            assert fast == token_units(e.text, e.offsets, e.word_ids), e.text
