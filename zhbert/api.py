@@ -38,6 +38,7 @@ __all__ = [
     "Classifier",
     "Matcher",
     "MaskedLM",
+    "MultiTask",
 ]
 
 
@@ -163,14 +164,16 @@ class Segmenter(_HeadPredictor):
     predict = __call__
 
     def _predict(self, texts, batch_size, person_names="split"):
-        preds = predict_tags(self.model, self.tokenizer, texts, batch_size)
-        words = [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
+        words = self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size))
         if person_names == "whole":
             if self.name_finder is None:
                 self.name_finder = load("ner")
             entities = self.name_finder(texts, batch_size=batch_size)
             words = [join_words(t, w, [(e.start, e.end) for e in ents if e.label == "PER"]) for t, w, ents in zip(texts, words, entities)]
         return words
+
+    def _from_raw(self, texts, preds):
+        return [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
 
 
 def join_words(text: str, words: list[Span], spans: list[tuple[int, int]]) -> list[Span]:
@@ -191,8 +194,11 @@ class EntityRecognizer(_HeadPredictor):
     """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
 
     def _predict(self, texts, batch_size):
+        return self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size))
+
+    def _from_raw(self, texts, preds):
         out = []
-        for text, p in zip(texts, predict_tags(self.model, self.tokenizer, texts, batch_size)):
+        for text, p in zip(texts, preds):
             spans = char_spans(p, self.head.scheme, with_scores=True)
             out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for t, s, e, sc in spans])
         return out
@@ -205,7 +211,9 @@ class Classifier(_HeadPredictor):
     """Post tagging: the predicted label (or labels, multi-label) and every label's probability."""
 
     def _predict(self, texts, batch_size):
-        probs = predict_scores(self.model, self.tokenizer, texts, batch_size)
+        return self._from_raw(texts, predict_scores(self.model, self.tokenizer, texts, batch_size))
+
+    def _from_raw(self, texts, probs):
         labels = self.head.labels
         out = []
         for row in probs:
@@ -234,6 +242,49 @@ class Matcher(_HeadPredictor):
             every = tuple(sorted((Label(l, float(p)) for l, p in zip(labels, row)), key=lambda x: -x.score))
             out.append(Match(every[0].label, every[0].score, every))
         return out
+
+
+def _head_predictor_class(head) -> type[_HeadPredictor]:
+    if head.kind == "token":
+        return Segmenter if head.scheme == "BMES-untyped" else EntityRecognizer
+    return {"sequence": Classifier, "pair": Matcher}[head.kind]
+
+
+class MultiTask:
+    """Several heads on one shared encoder (a ``zhbert train multitask`` folder).
+
+    ``mt(texts)`` runs the encoder once per batch of windows and every token and sequence
+    head on its output: ``{head name: result}`` per text (a list in, a list out); ``mt[name]``
+    is that head's own predictor (``Segmenter``, ``EntityRecognizer``, ``Classifier``,
+    ``Matcher``), for options such as ``person_names`` and for pair heads."""
+
+    def __init__(self, model, tokenizer, path: Path):
+        self.model, self.tokenizer, self.path = model, tokenizer, path
+        self.heads = {name: _head_predictor_class(view.head)(view, tokenizer, path) for name, view in model.tasks.items()}
+
+    def __getitem__(self, name: str) -> _HeadPredictor:
+        if name not in self.heads:
+            raise KeyError(f"{name!r}: this model's heads are {', '.join(self.heads)}")
+        return self.heads[name]
+
+    def __repr__(self) -> str:
+        return f"MultiTask({str(self.path)!r}, heads={list(self.heads)})"
+
+    def __call__(self, inputs, batch_size: int = 32):
+        from .heads.multitask import predict_all
+
+        _check_count("batch_size", batch_size)
+
+        def run(texts):
+            if not all(isinstance(t, str) for t in texts):
+                raise TypeError("one pass over every head takes texts; use mt[name] for a pair head")
+            raw = predict_all(self.model, self.tokenizer, texts, batch_size)
+            per_head = {name: self.heads[name]._from_raw(texts, out) for name, out in raw.items()}
+            return [{name: results[k] for name, results in per_head.items()} for k in range(len(texts))]
+
+        return _one_or_many(inputs, run)
+
+    predict = __call__
 
 
 _MASK = re.compile(r"\[MASK\]")
@@ -410,16 +461,18 @@ def load(name_or_path: str, device: str | None = None):
             f"{path / source}: the tokenizer has {len(tokenizer):,} tokens but the model's embedding "
             f"has {rows:,} rows; the vocabulary does not belong to this model (or is truncated)"
         )
+    if config.get("zhbert_heads"):
+        from .heads.multitask import load_multitask
+
+        model = load_multitask(path)
+        if device:
+            model.to(device)
+        return MultiTask(model, tokenizer, path)
     if config.get("zhbert_head"):
         model = load_head(path)
         if device:
             model.to(device)
-        head = model.head
-        if head.kind == "token":
-            cls = Segmenter if head.scheme == "BMES-untyped" else EntityRecognizer
-        else:
-            cls = {"sequence": Classifier, "pair": Matcher}[head.kind]
-        return cls(model, tokenizer, path)
+        return _head_predictor_class(model.head)(model, tokenizer, path)
     if config.get("model_type") != "bert":
         raise ModelLoadError(f"{path / 'config.json'}: model_type {config.get('model_type')!r} is not a BERT model")
     from transformers import BertForMaskedLM

@@ -154,8 +154,11 @@ def train(
 
 
 def _result_json(pred, item, result) -> dict:
-    from .api import Classifier, EntityRecognizer, MaskedLM, Matcher, Segmenter
+    from .api import Classifier, EntityRecognizer, MaskedLM, Matcher, MultiTask, Segmenter
 
+    if isinstance(pred, MultiTask):  # one object per head, each as that head's own predictor writes it
+        heads = {name: _result_json(pred[name], item, r) for name, r in result.items()}
+        return {"text": item, **{name: {k: v for k, v in h.items() if k != "text"} for name, h in heads.items()}}
     if isinstance(pred, Matcher):
         return {"text_a": item[0], "text_b": item[1], **result.to_dict()}
     if isinstance(pred, Segmenter):
@@ -475,6 +478,34 @@ def study_long(
         _fail(str(e))
     meta = {"model": model, "dataset": dataset, "min_chars": min_chars, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
     files = write_long_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
+@study_app.command("multitask")
+def study_multitask(
+    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, multitask.md and multitask.json"),
+    encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
+    tasks: str = typer.Option("ner=msra,cws=pku,tagging=usual", "--tasks", help="recipe=dataset pairs, comma-separated"),
+    seeds: List[int] = typer.Option([1], "--seed"),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None, help="steps of each single-task run; the multi-task run gets as many per task"),
+    preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+) -> None:
+    """One shared encoder on several tasks against a single-task model per task, same budget."""
+    from .errors import ZhbertError
+    from .studies.multitask import run_multitask_study, write_multitask_report
+
+    start = time.perf_counter()
+    try:
+        rows = run_multitask_study(
+            encoder, output, tasks, seeds, recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+        )
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    meta = {"encoder": encoder, "tasks": tasks, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    files = write_multitask_report(rows, output, meta)
     typer.echo(files["table"].read_text(encoding="utf-8"))
 
 

@@ -47,24 +47,44 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     model.eval()
     coll = _collator(model, tokenizer)
     encs = encode(tokenizer, list(texts))
-    rows = []  # (text index, window start, window end)
-    for i, enc in enumerate(encs):
-        rows.extend((i, a, b) for a, b in coll.spans(len(enc)) if b > a)
-    rows.sort(key=lambda r: r[2] - r[1])  # batches of similar length: little padding
+    rows = window_rows(coll, encs, keep_empty=False)
     preds: dict[tuple[int, int], list[int]] = {}
     probs: dict[tuple[int, int], list[float]] = {}
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]
         batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk]))
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-        token_mask = torch.zeros_like(batch["attention_mask"])
-        for r, (_, a, b) in enumerate(chunk):
-            token_mask[r, 1 : 1 + b - a] = 1
-        soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
-        for r, ((i, a, _), path) in enumerate(zip(chunk, model.decode_tokens(logits, token_mask))):
-            preds[(i, a)] = path
-            probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
-    labels = model.head.labels
+        decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs)
+    return assemble_tags(coll, encs, preds, probs, model.head.labels)
+
+
+def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict) -> None:
+    """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability."""
+    soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
+    for r, ((i, a, _), path) in enumerate(zip(chunk, model.decode_tokens(logits, token_mask_of(chunk, attention_mask)))):
+        preds[(i, a)] = path
+        probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
+
+
+def window_rows(coll: TaskCollator, encs: list[Encoding], keep_empty: bool) -> list[tuple[int, int, int]]:
+    """``(text index, window start, window end)`` for every window of every text, shortest
+    first (batches of similar length waste little padding); ``keep_empty`` keeps the one
+    empty window of a text without tokens (a sequence head still reads its [CLS])."""
+    rows = [(i, a, b) for i, enc in enumerate(encs) for a, b in coll.spans(len(enc)) if keep_empty or b > a]
+    rows.sort(key=lambda r: r[2] - r[1])
+    return rows
+
+
+def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tensor) -> torch.Tensor:
+    """1 on each window's own tokens (after [CLS], before [SEP]), left-aligned as decoding expects."""
+    mask = torch.zeros_like(attention_mask)
+    for r, (_, a, b) in enumerate(chunk):
+        mask[r, 1 : 1 + b - a] = 1
+    return mask
+
+
+def assemble_tags(coll: TaskCollator, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
+    """Each token's tag and probability from its owner window's decoded path."""
     out = []
     for i, enc in enumerate(encs):
         spans = [(a, b) for a, b in coll.spans(len(enc)) if b > a]
@@ -109,6 +129,13 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
     return out
 
 
+def activate(head, logits: torch.Tensor) -> torch.Tensor:
+    """Scores (regression), sigmoid probabilities (multi-label) or softmax probabilities."""
+    if head.regression:
+        return logits.squeeze(-1)
+    return torch.sigmoid(logits) if head.multi_label else torch.softmax(logits, dim=-1)
+
+
 @torch.no_grad()
 def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: int = 16) -> torch.Tensor:
     """Probabilities ``(N, K)`` (softmax, or sigmoid when multi-label) or scores ``(N,)``.
@@ -132,13 +159,7 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
             examples = [{"input_ids": ea.ids, "input_ids_b": eb.ids} for ea, eb in zip(a, b)]
         else:
             examples = [{"input_ids": e.ids} for e in encode(tokenizer, list(chunk))]
-        logits = model(**_on_model_device(model, coll(examples))).logits.float().cpu()
-        if h.regression:
-            outs.append(logits.squeeze(-1))
-        elif h.multi_label:
-            outs.append(torch.sigmoid(logits))
-        else:
-            outs.append(torch.softmax(logits, dim=-1))
+        outs.append(activate(h, model(**_on_model_device(model, coll(examples))).logits.float().cpu()))
     if not outs:
         return torch.empty(0)
     result = torch.empty_like(torch.cat(outs))

@@ -56,8 +56,14 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         if h.kind != "token"
         else None
     )
-    # what the encoder saw in pretraining travels with every head; the record also tells
-    # load_tokenizer that this folder's tokenizer is authoritative (not an older zhbert folder)
+    return save_folder(model, tokenizer, path)
+
+
+def save_folder(model, tokenizer, path: str | Path) -> Path:
+    """``save_pretrained`` plus the tokenizer, with the encoder record: what the encoder saw in
+    pretraining travels with every head; the record also tells load_tokenizer that this
+    folder's tokenizer is authoritative (not an older zhbert folder)."""
+    path = Path(path)
     record_encoder(model.config, trained_length(model.config), normalizer_name(tokenizer) if tokenizer is not None else "tokenizer")
     model.save_pretrained(str(path))
     if tokenizer is not None:
@@ -97,14 +103,20 @@ def _check_folder(path: str | Path) -> Path:
 
 def load_head(path: str | Path) -> ZhBertForTask:
     """Load a saved head (any of zhbert's heads) in eval mode."""
+    return load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model")
+
+
+def load_folder(cls, path: str | Path, settings: str, what: str):
+    """A saved ``cls`` model in eval mode; errors name the file: a folder without the
+    ``settings`` entry in its config, or weights that do not load."""
     from transformers import BertConfig
 
     path = _check_folder(path)
     config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
-    if not getattr(config, "zhbert_head", None):
-        raise _error(path / "config.json", "no 'zhbert_head' settings: this is not a zhbert task model")
+    if not getattr(config, settings, None):
+        raise _error(path / "config.json", f"no '{settings}' settings: this is not {what}")
     try:
-        model = ZhBertForTask.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
+        model = cls.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
     except Exception as e:  # e.g. a tensor cut short inside the file
         raise _error(path / "model.safetensors", f"cannot load weights ({e})") from None
     return model.eval()

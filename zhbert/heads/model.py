@@ -66,15 +66,30 @@ def _scatter_pool(vectors: torch.Tensor, index: torch.Tensor, n: int, how: str) 
     return torch.cat([mean, mx], dim=-1)
 
 
+def init_head_parameters(module: nn.Module) -> None:
+    """zhbert's own parameters at their documented starting values: ``from_pretrained``
+    builds missing weights empty and initialises them through ``_init_weights``."""
+    if isinstance(module, ScalarMix):
+        init.zeros_(module.weights)  # equal layer weights
+        init.ones_(module.gamma)
+    elif isinstance(module, CRF):
+        init.zeros_(module.transitions)
+        init.zeros_(module.start)
+        init.zeros_(module.end)
+
+
 class ZhBertForTask(BertPreTrainedModel):
     config_class = BertConfig
 
-    def __init__(self, config: BertConfig, head: HeadConfig | None = None):
+    def __init__(self, config: BertConfig, head: HeadConfig | None = None, shared_encoder: BertModel | None = None):
         super().__init__(config)
         head = head or HeadConfig.from_dict(config.zhbert_head)
         config.zhbert_head = head.to_dict()
         self.head = head
-        self.bert = BertModel(config, add_pooling_layer=True)
+        if shared_encoder is None:
+            self.bert = BertModel(config, add_pooling_layer=True)
+        else:  # one head of a ZhBertMultiTask: the encoder is the container's (registered and saved once, there)
+            object.__setattr__(self, "bert", shared_encoder)
         self.fusion = LayerFusion(head.representation, config.num_hidden_layers, config.hidden_size)
         self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob)
         d = self.fusion.output_size
@@ -89,16 +104,8 @@ class ZhBertForTask(BertPreTrainedModel):
             self.freeze_encoder()
 
     def _init_weights(self, module):
-        # from_pretrained builds missing weights empty and initialises them here;
-        # zhbert's own parameters need their documented starting values
         super()._init_weights(module)
-        if isinstance(module, ScalarMix):
-            init.zeros_(module.weights)  # equal layer weights
-            init.ones_(module.gamma)
-        elif isinstance(module, CRF):
-            init.zeros_(module.transitions)
-            init.zeros_(module.start)
-            init.zeros_(module.end)
+        init_head_parameters(module)
 
     # -- modes -----------------------------------------------------------------
     def freeze_encoder(self) -> None:

@@ -19,7 +19,7 @@ __all__ = ["Recipe", "RECIPES", "recipe"]
 class Recipe:
     name: str  # zhbert train <name>
     module: str  # zhbert.recipes.<module>, whose run(args) trains, scores and returns the metrics record
-    head: str  # the head it trains: token | sequence | pair
+    head: str  # the head it trains: token | sequence | pair, or several (one per task)
     default_dataset: str  # --dataset when none is given
     study_dataset: str  # the dataset the mode and masking studies train it on
     summary: str
@@ -60,6 +60,14 @@ RECIPES = {
         Recipe("ner", "ner", "token", "msra", "msra", "named entities (BIO/BMES character tagging, optional CRF)"),
         Recipe("tagging", "weibo_tagging", "sequence", "usual", "usual", "Weibo post classification, single- or multi-label"),
         Recipe("matching", "matching", "pair", "afqmc", "lcqmc", "sentence pairs: paraphrase, NLI or STS regression"),
+        Recipe(
+            "multitask",
+            "multitask",
+            "several",
+            "ner=msra,cws=pku,tagging=usual",
+            "ner=msra,cws=pku,tagging=usual",
+            "several tasks on one shared encoder, one folder",
+        ),
     )
 }
 

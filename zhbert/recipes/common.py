@@ -36,6 +36,7 @@ __all__ = [
     "classification_examples",
     "pair_examples",
     "write_results",
+    "result_record",
     "subsample",
 ]
 
@@ -178,13 +179,8 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
     )
 
 
-def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> dict:
-    """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row;
-    returns the record written to ``metrics.json``."""
-    out = Path(args.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    if model is not None and not args.evaluate_only and args.save_model:
-        save_head(model, tokenizer, out / "model")
+def result_record(args: RecipeArguments, task: str, data, metrics: dict, headline: str) -> dict:
+    """The ``metrics.json`` record of one scored task, and its RESULTS.md row printed."""
     record = {
         "task": task,
         "dataset": data.name,
@@ -199,11 +195,21 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
     for key in headline.split("."):
         value = value[key]
     record.update(headline=headline, score=value)  # the one number studies and tables compare
-    path = out / "metrics.json"
-    path.write_text(json.dumps(record, indent=2, ensure_ascii=False))
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
     print(
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
+    return record
+
+
+def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: ZhBertForTask | None, tokenizer, headline: str) -> dict:
+    """Save the model (unless evaluating), ``metrics.json`` and print a RESULTS.md row;
+    returns the record written to ``metrics.json``."""
+    out = Path(args.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if model is not None and not args.evaluate_only and args.save_model:
+        save_head(model, tokenizer, out / "model")
+    record = result_record(args, task, data, metrics, headline)
+    (out / "metrics.json").write_text(json.dumps(record, indent=2, ensure_ascii=False))
     return record

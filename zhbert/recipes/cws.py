@@ -42,7 +42,16 @@ def run(args: RecipeArguments) -> dict:
     # 1-4. arguments (parsed by the caller), data (words -> BMES tags per character), BMES tagger, training
     data, model, tokenizer = train_char_tagger(args, "cws")
 
-    # 5. evaluate: predicted word starts -> words, SIGHAN scoring (and on the second test set, if any)
+    # 5. evaluate
+    metrics, headline = evaluate(args, data, model, tokenizer)
+
+    # 6. save model, metrics.json, a RESULTS.md row
+    return write_results(args, "cws", data, metrics, model, tokenizer, headline=headline)
+
+
+def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
+    """Predicted word starts -> words, SIGHAN scoring (and on the second test set, if any);
+    the metrics and the key of the headline score."""
     metrics = {}
     for suffix, rows in (("", data.test), ("_extra_test", data.extra_test)):
         if not rows:
@@ -52,6 +61,4 @@ def run(args: RecipeArguments) -> dict:
         gold = [r["words"] for r in rows]
         metrics["zhbert" + suffix] = word_prf(gold, predicted, data.train_words)
         metrics["jieba" + suffix] = word_prf(gold, jieba_baseline(texts), data.train_words)
-
-    # 6. save model, metrics.json, a RESULTS.md row
-    return write_results(args, "cws", data, metrics, model, tokenizer, headline="zhbert.f1")
+    return metrics, "zhbert.f1"

@@ -40,7 +40,6 @@ def run(args: RecipeArguments) -> dict:
 
     # 2. data
     data = load_splits(args, "matching")
-    test = data.test
 
     # 3. model
     model, tokenizer = prepare_model(args, head_config(args, "pair", data))
@@ -49,6 +48,15 @@ def run(args: RecipeArguments) -> dict:
     fit(args, model, tokenizer, lambda: pair_examples(tokenizer, data.train))
 
     # 5. evaluate
+    metrics, headline = evaluate(args, data, model, tokenizer)
+
+    # 6. save
+    return write_results(args, "matching", data, metrics, model, tokenizer, headline=headline)
+
+
+def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
+    """Accuracy and macro-F1 with the majority baseline, or Pearson/Spearman for STS."""
+    test = data.test
     scores = predict_scores(model, tokenizer, [(r["text_a"], r["text_b"]) for r in test], batch_size=64)
     gold = [r["label"] for r in test]
     if data.regression:
@@ -59,6 +67,4 @@ def run(args: RecipeArguments) -> dict:
         majority = Counter(r["label"] for r in data.train).most_common(1)[0][0]
         metrics["majority_baseline"] = classification_scores(gold, [majority] * len(gold), len(data.labels))
         headline = "accuracy"
-
-    # 6. save
-    return write_results(args, "matching", data, metrics, model, tokenizer, headline=headline)
+    return metrics, headline

@@ -24,10 +24,15 @@ def run(args: RecipeArguments) -> dict:
     # 1-4. arguments (parsed by the caller), data (one tag per character), token head on the encoder, training
     data, model, tokenizer = train_char_tagger(args, "ner")
 
-    # 5. evaluate: predicted spans -> character tags -> seqeval
-    texts, spans = predict_test_spans(model, tokenizer, data)
-    predicted = [spans_to_tags(len(t), s, data.scheme) for t, s in zip(texts, spans)]
-    metrics = entity_prf([r["tags"] for r in data.test], predicted, data.scheme)
+    # 5. evaluate
+    metrics, headline = evaluate(args, data, model, tokenizer)
 
     # 6. save
-    return write_results(args, "ner", data, metrics, model, tokenizer, headline="overall.f1")
+    return write_results(args, "ner", data, metrics, model, tokenizer, headline=headline)
+
+
+def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
+    """Predicted spans -> character tags -> seqeval; the metrics and the headline's key."""
+    texts, spans = predict_test_spans(model, tokenizer, data)
+    predicted = [spans_to_tags(len(t), s, data.scheme) for t, s in zip(texts, spans)]
+    return entity_prf([r["tags"] for r in data.test], predicted, data.scheme), "overall.f1"

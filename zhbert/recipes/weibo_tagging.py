@@ -32,15 +32,24 @@ def run(args: RecipeArguments) -> dict:
 
     # 2. data
     data = load_splits(args, "tagging")
-    dev, test, k = data.dev, data.test, len(data.labels)
 
     # 3. model
     model, tokenizer = prepare_model(args, head_config(args, "sequence", data))
 
     # 4. train
-    fit(args, model, tokenizer, lambda: classification_examples(tokenizer, data.train, k, data.multi_label))
+    fit(args, model, tokenizer, lambda: classification_examples(tokenizer, data.train, len(data.labels), data.multi_label))
 
     # 5. evaluate
+    metrics, headline = evaluate(args, data, model, tokenizer)
+
+    # 6. save
+    return write_results(args, "tagging", data, metrics, model, tokenizer, headline=headline)
+
+
+def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
+    """Accuracy and macro-F1, or (multi-label) thresholds tuned on dev and micro/macro-F1 on
+    both test sets; the metrics and the headline's key."""
+    dev, test, k = data.dev, data.test, len(data.labels)
     if not data.multi_label:
         probs = predict_scores(model, tokenizer, [r["text"] for r in test], batch_size=64)
         metrics = classification_scores([r["label"] for r in test], probs.argmax(-1).tolist(), k)
@@ -59,6 +68,4 @@ def run(args: RecipeArguments) -> dict:
                 metrics[name] = multilabel_scores([r["labels"] for r in rows], pred, k)
         metrics["thresholds"] = model.head.thresholds
         headline = "test.micro_f1"
-
-    # 6. save
-    return write_results(args, "tagging", data, metrics, model, tokenizer, headline=headline)
+    return metrics, headline

@@ -27,7 +27,7 @@ logger = logging.getLogger("zhbert")
 
 __all__ = ["STUDY_TASKS", "run_recipe", "summary"]
 
-STUDY_TASKS = tuple(RECIPES)
+STUDY_TASKS = tuple(name for name, r in RECIPES.items() if r.head != "several")  # the single-task recipes
 
 
 def _flags(options: dict) -> list[str]:

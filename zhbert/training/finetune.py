@@ -35,8 +35,8 @@ class FinetuneConfig:
     save_steps: int = 0  # 0: no intermediate checkpoints
 
 
-def _param_groups(model: ZhBertForTask, cfg: FinetuneConfig) -> list[dict]:
-    frozen = model.head.mode == "frozen"
+def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
+    """The encoder (``bert.``) at the learning rate, every head parameter at the head rate."""
     lr = cfg.learning_rate or (1e-3 if frozen else 5e-5)
     head_lr = cfg.head_learning_rate or (lr if frozen else lr * 20)
     encoder = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
@@ -47,14 +47,12 @@ def _param_groups(model: ZhBertForTask, cfg: FinetuneConfig) -> list[dict]:
     return groups
 
 
-def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig) -> Trainer:
-    if not train:
-        raise ValueError("no training examples")
-    args = TrainingArguments(
+def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) -> TrainingArguments:
+    return TrainingArguments(
         output_dir=cfg.output,
         num_train_epochs=cfg.epochs,
         max_steps=cfg.max_steps,
-        per_device_train_batch_size=cfg.batch_size,
+        per_device_train_batch_size=batch_size,
         learning_rate=cfg.learning_rate or 5e-5,
         weight_decay=cfg.weight_decay,
         warmup_steps=cfg.warmup,
@@ -70,10 +68,16 @@ def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneC
         use_cpu=not torch.cuda.is_available(),
         # batches of similar length: far less padding on mixed-length data (People's Daily lines run
         # from 5 to 500+ characters), with the usual megabatch randomness of the sampler
-        train_sampling_strategy="group_by_length" if cfg.group_by_length else "random",
+        train_sampling_strategy="group_by_length" if by_length else "random",
         length_column_name="length",
     )
-    optimizer = torch.optim.AdamW(_param_groups(model, cfg), weight_decay=cfg.weight_decay)
+
+
+def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig) -> Trainer:
+    if not train:
+        raise ValueError("no training examples")
+    args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
+    optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
     trainer = Trainer(
         model=model,
         args=args,

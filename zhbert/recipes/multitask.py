@@ -1,0 +1,115 @@
+"""Several tasks on one shared encoder, trained together and saved as one folder.
+
+    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --output_dir runs/multitask
+    zhbert train multitask --dataset ner=msra,cws=pku --max_train_samples 20000 --output_dir runs/mt2
+    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --evaluate_only runs/multitask/model
+
+``--dataset`` names each task's recipe and dataset (``recipe=dataset``, comma-separated).
+Every batch holds one task's examples and the tasks' batches are interleaved at random
+(``--max_train_samples`` caps each task); the other arguments apply to every head. Each
+task is scored by its own recipe's ``evaluate`` on the same split as its single-task
+recipe, so the two compare cell by cell (``zhbert study multitask``). The saved folder loads
+with ``zhbert.load`` as a ``MultiTask``: every token and sequence head in one encoder pass.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from ..heads.multitask import load_multitask, new_multitask, save_multitask
+from ..tokenizer import load_tokenizer
+from .arguments import RecipeArguments
+from .common import (
+    char_tag_examples,
+    check_unk_share,
+    classification_examples,
+    finetune_config,
+    head_config,
+    load_splits,
+    pair_examples,
+    result_record,
+)
+
+
+def plan(spec: str) -> dict[str, str]:
+    """``"ner=msra,cws=pku"`` -> ``{"ner": "msra", "cws": "pku"}``, each recipe known and single-task."""
+    from . import RECIPES
+
+    out = {}
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        name, _, dataset = part.partition("=")
+        if name not in RECIPES or RECIPES[name].head == "several" or not dataset:
+            single = [n for n, r in RECIPES.items() if r.head != "several"]
+            raise ValueError(f"--dataset takes recipe=dataset pairs over {', '.join(single)}, e.g. ner=msra,cws=pku; got {part!r}")
+        if name in out:
+            raise ValueError(f"--dataset names {name} twice")
+        out[name] = dataset
+    if len(out) < 2:
+        raise ValueError(f"a multi-task model needs at least two tasks, got {spec!r}")
+    return out
+
+
+def training_examples(kind: str, tokenizer, data) -> list[dict]:
+    if kind == "token":
+        return char_tag_examples(tokenizer, data.train, data.labels)
+    if kind == "sequence":
+        return classification_examples(tokenizer, data.train, len(data.labels), data.multi_label)
+    return pair_examples(tokenizer, data.train)
+
+
+def run(args: RecipeArguments) -> dict:
+    """Train (or load) one encoder with a head per task and score every task."""
+    import torch
+
+    from . import RECIPES
+
+    # 1. arguments: one recipe=dataset per task, the rest shared
+    tasks = plan(args.dataset)
+
+    # 2. data: each task's splits, exactly as its own recipe reads them
+    data = {name: load_splits(replace(args, dataset=dataset), name) for name, dataset in tasks.items()}
+
+    # 3. model: the shared encoder and a head per task (or the saved model to evaluate)
+    torch.manual_seed(args.seed)
+    if args.evaluate_only:
+        model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
+    else:
+        from ..models_registry import resolve_model_path
+
+        encoder = resolve_model_path(args.encoder)
+        model = new_multitask(encoder, {name: head_config(args, RECIPES[name].head, d) for name, d in data.items()})
+        tokenizer = load_tokenizer(encoder)
+
+    # 4. train all heads together
+    if not args.evaluate_only:
+        from ..training.multitask import fine_tune_multitask
+
+        train = {name: training_examples(RECIPES[name].head, tokenizer, d) for name, d in data.items()}
+        for examples in train.values():
+            check_unk_share(examples, tokenizer, args.max_unk_rate)
+        fine_tune_multitask(model, tokenizer, train, finetune_config(args))
+
+    # 5. evaluate: each task by its own recipe, on the shared encoder
+    records = {}
+    for name, d in data.items():
+        recipe = importlib.import_module(f"{__package__}.{RECIPES[name].module}")
+        metrics, headline = recipe.evaluate(args, d, model.tasks[name], tokenizer)
+        records[name] = result_record(replace(args, dataset=tasks[name]), name, d, metrics, headline)
+
+    # 6. save one folder and one metrics.json
+    out = Path(args.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    if not args.evaluate_only and args.save_model:
+        save_multitask(model, tokenizer, out / "model")
+    record = {
+        "task": "multitask",
+        "dataset": args.dataset,
+        "tasks": records,
+        "headline": "mean of the tasks' headline scores",
+        "score": sum(r["score"] for r in records.values()) / len(records),
+    }
+    (out / "metrics.json").write_text(json.dumps(record, indent=2, ensure_ascii=False, default=str))
+    return record
