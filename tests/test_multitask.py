@@ -122,3 +122,21 @@ def test_predict_cli_writes_every_head(folder):
     assert [l["text"] for l in lines] == ["江泽民主席在北京会见了克林顿。", "今天心情特别好"]
     assert set(lines[0]) == {"text", "ner", "cws", "tagging", "multi"}
     assert "".join(w["text"] for w in lines[0]["cws"]["words"]) == lines[0]["text"] and "entities" in lines[0]["ner"]
+
+
+def test_a_pair_head_is_called_on_its_own(tiny_encoder, tokenizer, tmp_path):
+    from zhbert.api import Match
+
+    heads = {
+        "ner": HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64),
+        "matching": HeadConfig(kind="pair", labels=["0", "1"], window=64),
+    }
+    mt = zhbert.load(str(save_multitask(new_multitask(tiny_encoder, heads), tokenizer, tmp_path / "m")))
+    out = mt(["花呗怎么还款", "江泽民在北京"])
+    assert [set(o) for o in out] == [{"ner"}, {"ner"}]  # one pass over the heads that read single texts
+    assert isinstance(mt["matching"](("花呗怎么还款", "花呗如何还钱")), Match)
+    only_pairs = zhbert.load(
+        str(save_multitask(new_multitask(tiny_encoder, {"m": heads["matching"], "n": heads["matching"]}), tokenizer, tmp_path / "p"))
+    )
+    with pytest.raises(ValueError, match="every head of this model reads pairs"):
+        only_pairs("花呗怎么还款")

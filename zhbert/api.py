@@ -254,9 +254,10 @@ class MultiTask:
     """Several heads on one shared encoder (a ``zhbert train multitask`` folder).
 
     ``mt(texts)`` runs the encoder once per batch of windows and every token and sequence
-    head on its output: ``{head name: result}`` per text (a list in, a list out); ``mt[name]``
-    is that head's own predictor (``Segmenter``, ``EntityRecognizer``, ``Classifier``,
-    ``Matcher``), for options such as ``person_names`` and for pair heads."""
+    head on its output: ``{head name: result}`` per text (a list in, a list out); a pair
+    head reads pairs, so it is left out there and called as ``mt[name]((a, b))``. ``mt[name]``
+    is each head's own predictor (``Segmenter``, ``EntityRecognizer``, ``Classifier``,
+    ``Matcher``), also for options such as ``person_names``."""
 
     def __init__(self, model, tokenizer, path: Path):
         self.model, self.tokenizer, self.path = model, tokenizer, path
@@ -278,7 +279,10 @@ class MultiTask:
         def run(texts):
             if not all(isinstance(t, str) for t in texts):
                 raise TypeError("one pass over every head takes texts; use mt[name] for a pair head")
-            raw = predict_all(self.model, self.tokenizer, texts, batch_size)
+            single = [name for name, p in self.heads.items() if not isinstance(p, Matcher)]
+            if not single:
+                raise ValueError(f"every head of this model reads pairs: call mt[name] with (text_a, text_b), name in {list(self.heads)}")
+            raw = predict_all(self.model, self.tokenizer, texts, batch_size, names=single)
             per_head = {name: self.heads[name]._from_raw(texts, out) for name, out in raw.items()}
             return [{name: results[k] for name, results in per_head.items()} for k in range(len(texts))]
 

@@ -91,12 +91,14 @@ def load_multitask(path: str | Path) -> ZhBertMultiTask:
 
 
 @torch.no_grad()
-def predict_all(model: ZhBertMultiTask, tokenizer, texts: list[str], batch_size: int = 16) -> dict[str, list]:
-    """Every token and sequence head on ``texts`` with one encoder pass per batch of windows:
-    ``{name: [TokenTags, ...]}`` for token heads, ``{name: (N, K) probabilities}`` (or
-    scores) for sequence heads. The heads must window alike (one window size and stride)."""
+def predict_all(
+    model: ZhBertMultiTask, tokenizer, texts: list[str], batch_size: int = 16, names: list[str] | None = None
+) -> dict[str, list]:
+    """Every token and sequence head (or those in ``names``) on ``texts`` with one encoder pass
+    per batch of windows: ``{name: [TokenTags, ...]}`` for token heads, ``{name: (N, K)
+    probabilities}`` (or scores) for sequence heads. The heads must window alike."""
     model.eval()
-    views = dict(model.tasks.items())
+    views = {name: view for name, view in model.tasks.items() if names is None or name in names}
     pair = [n for n, v in views.items() if v.head.kind == "pair"]
     if pair:
         raise ValueError(f"one pass reads single texts; run the pair head(s) {', '.join(pair)} with model.tasks[name]")

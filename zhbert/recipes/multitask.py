@@ -19,7 +19,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from ..heads.multitask import load_multitask, new_multitask, save_multitask
+from ..heads.multitask import ZhBertMultiTask, load_multitask, new_multitask, save_multitask
 from ..tokenizer import load_tokenizer
 from .arguments import RecipeArguments
 from .common import (
@@ -80,7 +80,10 @@ def run(args: RecipeArguments) -> dict:
         from ..models_registry import resolve_model_path
 
         encoder = resolve_model_path(args.encoder)
-        model = new_multitask(encoder, {name: head_config(args, RECIPES[name].head, d) for name, d in data.items()})
+        heads = {name: head_config(args, RECIPES[name].head, d) for name, d in data.items()}
+        model = new_multitask(encoder, heads)
+        if args.random_init:  # same architecture, every weight drawn anew: the no-pretraining baseline
+            model = ZhBertMultiTask(model.config, heads)
         tokenizer = load_tokenizer(encoder)
 
     # 4. train all heads together
