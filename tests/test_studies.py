@@ -255,7 +255,8 @@ def test_fill_mask_scoring_loads_an_fp16_export_as_fp32(tiny_encoder, tmp_path):
 
 def test_study_long_end_to_end(tiny_encoder, tokenizer, tmp_path):
     """`zhbert study long` on real MSRA test sentences joined into long documents: the same
-    characters read sentence by sentence, truncated, and in windows of four strides."""
+    characters read sentence by sentence, truncated, in windows of four strides and in windows
+    aligned to sentences."""
     from typer.testing import CliRunner
 
     from zhbert.cli import app
@@ -272,7 +273,8 @@ def test_study_long_end_to_end(tiny_encoder, tokenizer, tmp_path):
     )
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "long.json").read_text())["rows"]
-    assert [r["stride"] for r in rows] == [None, None, 8, 15, 22, 30]  # window 32: a body of 30 tokens
+    assert [r["stride"] for r in rows] == [None, None, 8, 15, 22, 30, None, None]  # window 32: a body of 30 tokens
+    assert [r["align"] for r in rows[-3:]] == ["token", "sentence", "packed"]
     assert len({r["characters"] for r in rows}) == 1  # every setting reads the same characters
     assert rows[0]["texts"] > rows[1]["texts"] == rows[2]["texts"] >= 1
     assert "| documents, truncated to one window | 32 |" in (out / "long.md").read_text()

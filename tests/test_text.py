@@ -108,3 +108,23 @@ def test_the_one_unit_per_token_shortcut_gives_the_general_units(pd_sentences, w
     for e, fast in zip(encodings, shortcut):
         if fast is not None:
             assert fast == token_units(e.text, e.offsets, e.word_ids), e.text
+
+
+def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_posts, tokenizer):
+    """A long text is cut into independent stretches (zhbert.text._stretch_units); on real
+    sentences, posts, edge cases and long texts mixing them, the units must be exactly those
+    of the general construction over the whole text."""
+    from zhbert.text import _general_units, _stretch_units
+
+    edge = [e for e in EDGE_CASES if isinstance(e, str)]
+    texts = list(pd_sentences[:300]) + list(weibo_posts[:300]) + edge
+    mixed = []
+    for k in range(0, 300, 30):  # long texts: real sentences with the edge cases between them
+        parts = list(pd_sentences[k : k + 30]) + list(weibo_posts[k : k + 10])
+        mixed.append("".join(p + edge[i % len(edge)] for i, p in enumerate(parts)))
+    texts += mixed + [" ".join(edge), "\x00".join(edge), "".join(edge)]
+    assert len(mixed) == 10 and all(len(t) > 1000 for t in mixed)
+    for e in encode(tokenizer, texts):
+        want = _general_units(e.text, e.offsets, e.word_ids)
+        assert _stretch_units(e.text, e.offsets, e.word_ids) == want, e.text[:80]
+        assert token_units(e.text, e.offsets, e.word_ids) == want

@@ -76,3 +76,81 @@ def test_sequence_windows_pool_per_example(article, tiny_encoder, tokenizer):
     assert probs.shape == (3, 3)
     one_by_one = torch.cat([predict_scores(seq, tokenizer, [t]) for t in texts])
     torch.testing.assert_close(probs, one_by_one)
+
+
+def test_sentence_breaks_on_real_text(article, tokenizer):
+    from zhbert.tokenizer import encode
+    from zhbert.windows import sentence_breaks
+
+    text = "他说：“好。”然后走了！真的吗？？是的……\n新的一行"
+    enc = encode(tokenizer, text)
+    assert [enc.tokens[k] for k in sentence_breaks(text, enc.offsets)] == ["然", "真", "是", "新"]  # closing quote stays
+    enc = encode(tokenizer, article)
+    starts = sentence_breaks(article, enc.offsets)
+    assert len(starts) > 30 and starts == sorted(set(starts))
+    for k in starts:  # every sentence before a break ends in a sentence mark or a closing quote
+        prev = article[enc.offsets[k - 1][0]]
+        assert prev in "。！？!?；;…”’」』）)》】" or "\n" in article[enc.offsets[k - 1][1] : enc.offsets[k][0]], prev
+
+
+@pytest.mark.parametrize("pack", [False, True])
+def test_aligned_windows_never_cut_a_sentence_that_fits(pack):
+    breaks = [5, 9, 30, 33, 60]  # sentences of 5, 4, 21 (longer than a window), 3, 27 and 10 tokens
+    spans = windows(70, 12, None, breaks, pack=pack)
+    assert spans[0][0] == 0 and spans[-1][1] == 70
+    own = owners(70, spans)
+    assert all(spans[own[k]][0] <= k < spans[own[k]][1] for k in range(70))
+    cuts = {0, *breaks, 70}
+    inside_long = [(a, b) for a, b in spans if 9 <= a and b <= 30 or 33 <= a and b <= 60]
+    for a, b in spans:
+        assert b - a <= 12
+        if (a, b) not in inside_long:
+            assert a in cuts and b in cuts  # whole sentences only
+    assert len(inside_long) >= 4  # the two long sentences get overlapping windows of their own
+    if pack:
+        assert (0, 9) in spans  # two short sentences share a window
+    else:
+        assert (0, 5) in spans and (5, 9) in spans and (30, 33) in spans
+
+
+def test_one_window_per_sentence_equals_each_sentence_alone(article, tiny_encoder, tokenizer):
+    """The default for token heads: a long text gives the tags its sentences give one by one."""
+    from zhbert.tokenizer import encode
+    from zhbert.windows import sentence_breaks
+
+    model = new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64)).eval()
+    assert model.head.window_align == "sentence"
+    enc = encode(tokenizer, article)
+    starts = [0, *sentence_breaks(article, enc.offsets), len(enc)]
+    pieces = [article[enc.offsets[a][0] : enc.offsets[b - 1][1]] for a, b in zip(starts, starts[1:])]
+    whole = predict_tags(model, tokenizer, [article], batch_size=7)[0].tags
+    alone = [t for p in predict_tags(model, tokenizer, pieces, batch_size=7) for t in p.tags]
+    assert len(whole) == len(alone) and whole == tuple(alone)
+    token = new_head(tiny_encoder, HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64, window_align="token")).eval()
+    token.load_state_dict(model.state_dict())
+    assert predict_tags(token, tokenizer, [article])[0].tags != whole  # overlapping windows read other contexts
+    with pytest.raises(ValueError, match="window_align must be one of sentence, packed, token"):
+        HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window_align="paragraph")
+
+
+def test_packed_sequence_windows_read_whole_sentences(article, tiny_encoder, tokenizer):
+    """A sequence head with window_align="packed" pools windows of whole sentences: the same
+    vector as the head over those windows given as separate texts (a window per text)."""
+    from zhbert.heads import TaskCollator
+    from zhbert.tokenizer import encode
+    from zhbert.windows import sentence_breaks
+
+    seq = new_head(tiny_encoder, HeadConfig(kind="sequence", labels=["a", "b"], window=64, window_align="packed")).eval()
+    assert new_head(tiny_encoder, HeadConfig(kind="sequence", labels=["a"])).head.window_align == "token"
+    text = article[:700]
+    enc = encode(tokenizer, text)
+    spans = windows(len(enc), 62, None, sentence_breaks(text, enc.offsets), pack=True)
+    assert TaskCollator(tokenizer, seq.head, 64).text_spans(enc) == spans
+    breaks = set(sentence_breaks(text, enc.offsets)) | {0, len(enc)}
+    assert sum(a in breaks and b in breaks for a, b in spans) >= 5  # windows of whole sentences
+    assert spans != windows(len(enc), 62)  # not the overlapping windows
+    with torch.no_grad():
+        rows = [[tokenizer.cls_token_id, *enc.ids[a:b], tokenizer.sep_token_id] for a, b in spans]
+        vecs = [seq.bert(input_ids=torch.tensor([r])).pooler_output[0] for r in rows]
+        want = torch.softmax(seq.classifier(torch.stack(vecs).mean(0)), -1)
+    torch.testing.assert_close(predict_scores(seq, tokenizer, [text])[0], want)

@@ -15,7 +15,7 @@ it also *answers the same*: a ``transformers.pipeline`` over the folder against
   does) with its probability within ``tol``.
 
 Inputs are kept to one window of the encoder's pretraining length: past it the
-pipeline and zhbert window differently by design (zhbert's overlapping windows
+pipeline and zhbert window differently by design (zhbert's windows at sentence ends
 versus the pipeline's truncation), which is not what is compared here.
 Only stock-compatible heads can be compared (a CRF or a fused representation has
 no plain-transformers class); :func:`compare` says so instead of guessing.

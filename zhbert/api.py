@@ -20,7 +20,7 @@ from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict
 from .heads.thresholds import apply_thresholds
 from .models_registry import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
-from .windows import owners, windows
+from .windows import owners, sentence_breaks, windows
 
 __all__ = [
     "load",
@@ -383,7 +383,8 @@ class MaskedLM:
     def features(self, inputs, representation: str = "last", pooled: bool = True, batch_size: int = 32, return_tensors: str | None = None):
         """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token.
 
-        Long texts are cut into overlapping windows of the encoder's pretraining length; the
+        Long texts are cut into windows of the encoder's pretraining length, each holding whole
+        sentences (overlapping only inside a sentence longer than a window); the
         windows of all texts run together in batches of ``batch_size`` rows, and each token's
         vector comes from its owner window. ``return_tensors="np"``: a ``(N, D)`` array when
         pooled, else ``{"offsets": [...], "vectors": (T, D) array}`` per text; default: lists.
@@ -405,7 +406,8 @@ class MaskedLM:
 
         def run(texts):
             encs = encode(tok, texts)
-            spans = [windows(len(e), size) for e in encs]
+            # whole sentences packed into each window of a long text (zhbert.windows)
+            spans = [windows(len(e), size, breaks=sentence_breaks(e.text, e.offsets) if len(e) > size else None) for e in encs]
             rows = sorted(
                 ((i, w) for i, sp in enumerate(spans) for w in range(len(sp))), key=lambda r: spans[r[0]][r[1]][1] - spans[r[0]][r[1]][0]
             )  # similar lengths share a batch

@@ -21,8 +21,7 @@ Offsets are Python code points, end exclusive: ``text[start:end]`` is the span.
 from __future__ import annotations
 
 import unicodedata
-from dataclasses import dataclass
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 import regex
 
@@ -54,13 +53,12 @@ def is_space(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch) == "Zs"
 
 
-@dataclass(frozen=True)
-class Unit:
+class Unit(NamedTuple):
     """A run of the original text that predictions treat as one character.
 
     ``token`` is the index of the first token inside it, ``-1`` for a unit no
     token covers (only when it has no neighbour to join, e.g. a text of control
-    characters alone).
+    characters alone). A named tuple: a long text makes one per character.
     """
 
     start: int
@@ -114,6 +112,51 @@ def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
     simple = _one_unit_per_token(text, offsets, word_ids)
     if simple is not None:
         return simple
+    return _stretch_units(text, offsets, word_ids)
+
+
+def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[Unit]:
+    """The general construction, run only where it is needed: the tokens are cut into
+    independent stretches wherever nothing joins across (the next token starts after every
+    earlier token ends, on a cluster boundary, in another word, with only whitespace
+    between); a stretch of one single-character token is its own unit, and the general
+    construction runs on the rest. A long text with a few numbers or Latin words then
+    costs little more than the shortcut (the units are the same: tests/test_text.py)."""
+    n = len(offsets)
+    if n < 2:
+        return _general_units(text, offsets, word_ids)
+    clusters = {m.start() for m in _CLUSTER.finditer(text)}
+    clusters.add(len(text))
+    out: list[Unit] = []
+    first, reach = 0, offsets[0][1]  # first token of the open stretch; furthest end so far
+    for k in range(n):
+        if k + 1 < n:
+            nxt = offsets[k + 1][0]
+            reach = max(reach, offsets[k][1])
+            if not (
+                reach <= nxt
+                and reach in clusters
+                and nxt in clusters
+                and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
+                and all(is_space(c) for c in text[reach:nxt])
+            ):
+                continue
+            end = nxt
+        else:
+            end = len(text)
+        begin = 0 if first == 0 else offsets[first][0]
+        s, e = offsets[first]
+        if k == first and e - s == 1 and begin == s and not is_space(text[s]) and all(is_space(c) for c in text[e:end]):
+            out.append(Unit(s, e, k))
+        else:
+            sub = [(a - begin, b - begin) for a, b in offsets[first : k + 1]]
+            ids = None if word_ids is None else word_ids[first : k + 1]
+            out += [Unit(a + begin, b + begin, t + first if t >= 0 else -1) for a, b, t in _general_units(text[begin:end], sub, ids)]
+        first = k + 1
+    return out
+
+
+def _general_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[Unit]:
     pieces = _pieces(text)
     if not pieces:
         return []

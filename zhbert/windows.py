@@ -7,15 +7,34 @@ truncated. A token's prediction comes from its *owner*: the window in which it
 sits farthest from an edge (most context on both sides); ties go to the earlier
 window. A text that fits gets exactly one window, so windowed and un-windowed
 outputs are identical.
+
+Windows can also be *aligned to sentences* (``breaks``: token indices where a sentence
+starts): each sentence gets a window of its own, or (``pack``) as many consecutive whole
+sentences as fit share one, so no sentence is cut and no token is read twice; only a
+sentence longer than a window gets overlapping windows of its own. Models fine-tuned on
+single sentences read a long document best one sentence per window (the long-text study:
+MSRA NER 82.25 F1 one per window, 81.81 packed, 81.35 with half-window overlap, and both
+aligned settings run as fast as separate sentences; bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
-__all__ = ["windows", "owners"]
+import bisect
+
+__all__ = ["windows", "owners", "sentence_breaks", "SENTENCE_ENDS"]
+
+# A sentence ends after one of these (or a run of them, "？！", "……") and any closing
+# quotes or brackets that follow ("。」"); a line break ends one too.
+SENTENCE_ENDS = frozenset("。！？!?；;…")
+_CLOSERS = frozenset("”’」』）)》】〕〉\"'")
 
 
-def windows(n_tokens: int, size: int, stride: int | None = None) -> list[tuple[int, int]]:
-    """Token ranges ``[start, end)`` covering ``0..n_tokens``; one empty window for 0 tokens."""
+def windows(
+    n_tokens: int, size: int, stride: int | None = None, breaks: list[int] | None = None, pack: bool = True
+) -> list[tuple[int, int]]:
+    """Token ranges ``[start, end)`` covering ``0..n_tokens``; one empty window for 0 tokens.
+    With ``breaks`` (sorted token indices where a sentence starts), windows are aligned to
+    sentences: several whole sentences per window (``pack``) or one each (module docstring)."""
     if size < 1:
         raise ValueError(f"window size must be at least 1 token, got {size}")
     stride = stride or max(1, size // 2)
@@ -23,6 +42,8 @@ def windows(n_tokens: int, size: int, stride: int | None = None) -> list[tuple[i
         raise ValueError(f"stride must be between 1 and the window size ({size}), got {stride}")
     if n_tokens <= size:
         return [(0, n_tokens)]
+    if breaks is not None:
+        return _aligned(n_tokens, size, stride, breaks, pack)
     out, start = [], 0
     while True:
         if start + size >= n_tokens:
@@ -30,6 +51,47 @@ def windows(n_tokens: int, size: int, stride: int | None = None) -> list[tuple[i
             return out
         out.append((start, start + size))
         start += stride
+
+
+def _aligned(n_tokens: int, size: int, stride: int, breaks: list[int], pack: bool) -> list[tuple[int, int]]:
+    cuts = [b for b in breaks if 0 < b < n_tokens] + [n_tokens]
+    out, start = [], 0
+    while start < n_tokens:
+        if pack:  # the farthest sentence end within a window
+            k = bisect.bisect_right(cuts, start + size) - 1
+        else:  # this sentence's end, if the sentence fits
+            k = bisect.bisect_right(cuts, start)
+            k = k if cuts[k] <= start + size else -1
+        if k >= 0 and cuts[k] > start:
+            out.append((start, cuts[k]))
+            start = cuts[k]
+            continue
+        end = cuts[bisect.bisect_right(cuts, start)]  # one sentence longer than a window
+        out += [(start + a, start + b) for a, b in windows(end - start, size, stride)]
+        start = end
+    return out
+
+
+def sentence_breaks(text: str, offsets) -> list[int]:
+    """Token indices where a new sentence starts: after a sentence-ending mark (with the
+    closing quotes/brackets that follow it) or where a line break separates two tokens."""
+    out = []
+    n = len(offsets)
+    k = 0
+    while k < n - 1:
+        s, e = offsets[k]
+        if e > s and text[e - 1] in SENTENCE_ENDS:
+            j = k + 1
+            while j < n and offsets[j][1] > offsets[j][0] and text[offsets[j][0]] in (_CLOSERS | SENTENCE_ENDS):
+                j += 1
+            if j < n:
+                out.append(j)
+            k = j
+            continue
+        if "\n" in text[e : offsets[k + 1][0]]:
+            out.append(k + 1)
+        k += 1
+    return out
 
 
 def owners(n_tokens: int, spans: list[tuple[int, int]]) -> list[int]:

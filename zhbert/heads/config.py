@@ -14,12 +14,13 @@ from dataclasses import asdict, dataclass, field, fields
 
 from ..fusion import check_representation
 
-__all__ = ["HeadConfig", "HEAD_KINDS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS"]
+__all__ = ["HeadConfig", "HEAD_KINDS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS", "WINDOW_ALIGNS"]
 
 HEAD_KINDS = ("sequence", "pair", "token")
 MODES = ("finetune", "frozen")
 PAIR_ENCODINGS = ("cross", "bi")
 WINDOW_POOLS = ("mean", "mean-max")
+WINDOW_ALIGNS = ("sentence", "packed", "token")
 
 
 @dataclass
@@ -34,6 +35,13 @@ class HeadConfig:
     representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
     window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the encoder's pretraining length
     stride: int | None = None  # tokens between window starts; default half the window body
+    # how a text longer than a window is cut (zhbert.windows): "sentence" gives each sentence
+    # its own window, "packed" fills windows with whole sentences (overlap only inside a
+    # sentence longer than a window), "token" overlaps windows anywhere. Default: sentence for
+    # token heads (tagged sentence by sentence, as they are trained; MSRA NER on long documents
+    # 82.25 F1 vs 81.35 overlapping), token for sequence and pair heads (trained on overlapping
+    # windows of whole posts; the bundled tagging model: 70.50 macro-F1 token, 70.10 packed)
+    window_align: str | None = None
     window_pool: str = "mean"  # sequence heads: how window vectors combine (mean | mean-max)
     pair_encoding: str = "cross"  # pair heads: cross ([CLS] a [SEP] b [SEP]) | bi (encode separately)
     thresholds: list[float] | None = None  # multi-label decision thresholds (tuned on dev)
@@ -50,6 +58,10 @@ class HeadConfig:
         check_representation(self.representation)
         if self.pair_encoding not in PAIR_ENCODINGS:
             raise ValueError(f"pair_encoding must be one of {', '.join(PAIR_ENCODINGS)}, got {self.pair_encoding!r}")
+        if self.window_align is None:
+            self.window_align = "sentence" if self.kind == "token" else "token"
+        if self.window_align not in WINDOW_ALIGNS:
+            raise ValueError(f"window_align must be one of {', '.join(WINDOW_ALIGNS)}, got {self.window_align!r}")
         if self.window_pool not in WINDOW_POOLS:
             raise ValueError(f"window_pool must be one of {', '.join(WINDOW_POOLS)}, got {self.window_pool!r}")
         if self.regression:

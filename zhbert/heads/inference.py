@@ -47,7 +47,8 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     model.eval()
     coll = _collator(model, tokenizer)
     encs = encode(tokenizer, list(texts))
-    rows = window_rows(coll, encs, keep_empty=False)
+    spans = [coll.text_spans(e) for e in encs]
+    rows = window_rows(spans, keep_empty=False)
     preds: dict[tuple[int, int], list[int]] = {}
     probs: dict[tuple[int, int], list[float]] = {}
     for start in range(0, len(rows), batch_size):
@@ -55,7 +56,7 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
         batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk]))
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
         decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs)
-    return assemble_tags(coll, encs, preds, probs, model.head.labels)
+    return assemble_tags(spans, encs, preds, probs, model.head.labels)
 
 
 def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict) -> None:
@@ -66,11 +67,12 @@ def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attenti
         probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
 
 
-def window_rows(coll: TaskCollator, encs: list[Encoding], keep_empty: bool) -> list[tuple[int, int, int]]:
-    """``(text index, window start, window end)`` for every window of every text, shortest
-    first (batches of similar length waste little padding); ``keep_empty`` keeps the one
-    empty window of a text without tokens (a sequence head still reads its [CLS])."""
-    rows = [(i, a, b) for i, enc in enumerate(encs) for a, b in coll.spans(len(enc)) if keep_empty or b > a]
+def window_rows(spans: list[list[tuple[int, int]]], keep_empty: bool) -> list[tuple[int, int, int]]:
+    """``(text index, window start, window end)`` for every window of every text (``spans``:
+    each text's windows, ``TaskCollator.text_spans``), shortest first (batches of similar
+    length waste little padding); ``keep_empty`` keeps the one empty window of a text
+    without tokens (a sequence head still reads its [CLS])."""
+    rows = [(i, a, b) for i, sp in enumerate(spans) for a, b in sp if keep_empty or b > a]
     rows.sort(key=lambda r: r[2] - r[1])
     return rows
 
@@ -83,11 +85,11 @@ def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tenso
     return mask
 
 
-def assemble_tags(coll: TaskCollator, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
+def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
     """Each token's tag and probability from its owner window's decoded path."""
     out = []
     for i, enc in enumerate(encs):
-        spans = [(a, b) for a, b in coll.spans(len(enc)) if b > a]
+        spans = [(a, b) for a, b in text_spans[i] if b > a]
         owner = owners(len(enc), spans)
         tags, scores = [], []
         for k in range(len(enc)):
@@ -156,9 +158,11 @@ def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: in
         if h.kind == "pair":
             a = encode(tokenizer, [x[0] for x in chunk])
             b = encode(tokenizer, [x[1] for x in chunk])
-            examples = [{"input_ids": ea.ids, "input_ids_b": eb.ids} for ea, eb in zip(a, b)]
+            examples = [
+                {"input_ids": ea.ids, "input_ids_b": eb.ids, "breaks": coll.breaks(ea), "breaks_b": coll.breaks(eb)} for ea, eb in zip(a, b)
+            ]
         else:
-            examples = [{"input_ids": e.ids} for e in encode(tokenizer, list(chunk))]
+            examples = [{"input_ids": e.ids, "breaks": coll.breaks(e)} for e in encode(tokenizer, list(chunk))]
         outs.append(activate(h, model(**_on_model_device(model, coll(examples))).logits.float().cpu()))
     if not outs:
         return torch.empty(0)

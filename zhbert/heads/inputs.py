@@ -1,7 +1,8 @@
 """Model inputs for every head: windows, [CLS]/[SEP], padding, labels.
 
 Examples carry token ids *without* special tokens (``input_ids``, and
-``input_ids_b`` for pairs) plus a label: ``label`` (class id, float score or a
+``input_ids_b`` for pairs), optionally where their sentences start (``breaks``,
+``breaks_b``: windows then align to sentences), plus a label: ``label`` (class id, float score or a
 multi-hot list) for sequence/pair heads, ``tags`` (one tag id per token) for
 token heads. :class:`TaskCollator` turns a list of them into a batch for
 :class:`~zhbert.heads.model.ZhBertForTask`; training and inference use the same
@@ -16,7 +17,7 @@ from typing import Any
 import torch
 
 from ..encoder_info import trained_length
-from ..windows import windows
+from ..windows import sentence_breaks, windows
 from .config import HeadConfig
 
 __all__ = ["TaskCollator", "window_batch", "pair_batch", "window_size", "token_tags_from_chars"]
@@ -83,15 +84,28 @@ class TaskCollator:
         self.body = self.max_length - 2
         self.stride = self.head.stride
 
-    def spans(self, n: int) -> list[tuple[int, int]]:
+    def spans(self, n: int, breaks: list[int] | None = None) -> list[tuple[int, int]]:
+        """Window ranges over ``n`` tokens; ``breaks`` (sentence starts) align them when the
+        head says so (training examples carry no text, so they window at any token)."""
         if self.head.truncate:
             return [(0, min(n, self.body))]
-        return windows(n, self.body, self.stride)
+        align = self.head.window_align
+        return windows(n, self.body, self.stride, None if align == "token" else breaks, pack=align == "packed")
+
+    def breaks(self, enc) -> list[int] | None:
+        """Sentence starts of an encoded text, when its windows align to them."""
+        if len(enc) <= self.body or self.head.truncate or self.head.window_align == "token":
+            return None
+        return sentence_breaks(enc.text, enc.offsets)
+
+    def text_spans(self, enc) -> list[tuple[int, int]]:
+        """Window ranges over an encoded text (:class:`zhbert.tokenizer.Encoding`)."""
+        return self.spans(len(enc), self.breaks(enc))
 
     def _single(self, examples: list[dict], key: str = "input_ids") -> dict:
         bodies, index = [], []
         for k, e in enumerate(examples):
-            for a, b in self.spans(len(e[key])):
+            for a, b in self.spans(len(e[key]), e.get(key.replace("input_ids", "breaks"))):
                 bodies.append(list(e[key][a:b]))
                 index.append(k)
         return {**window_batch(bodies, self.cls, self.sep, self.pad), "example_index": torch.tensor(index, dtype=torch.long)}

@@ -96,23 +96,34 @@ def predict_all(
 ) -> dict[str, list]:
     """Every token and sequence head (or those in ``names``) on ``texts`` with one encoder pass
     per batch of windows: ``{name: [TokenTags, ...]}`` for token heads, ``{name: (N, K)
-    probabilities}`` (or scores) for sequence heads. The heads must window alike."""
+    probabilities}`` (or scores) for sequence heads. Heads that window alike share a pass
+    (by default token heads cut a long text one sentence per window, sequence heads anywhere:
+    two passes when a text is longer than a window, one when every text fits)."""
     model.eval()
     views = {name: view for name, view in model.tasks.items() if names is None or name in names}
     pair = [n for n, v in views.items() if v.head.kind == "pair"]
     if pair:
         raise ValueError(f"one pass reads single texts; run the pair head(s) {', '.join(pair)} with model.tasks[name]")
-    first = next(iter(views.values()))
-    size = window_size(first.head, model.config)
-    if any(
-        (window_size(v.head, model.config), v.head.stride, v.head.truncate) != (size, first.head.stride, first.head.truncate)
-        for v in views.values()
-    ):
-        raise ValueError("one pass needs every head to window alike (window, stride, truncate)")
-    coll = TaskCollator(tokenizer, first.head, size)
     tok = tokenizer
     encs = encode(tok, list(texts))
-    rows = window_rows(coll, encs, keep_empty=True)
+    longest = max(map(len, encs), default=0)
+    groups: dict[tuple, list[str]] = {}
+    for name, v in views.items():
+        h = v.head
+        size = window_size(h, model.config)
+        # how a head cuts a long text matters only when some text is longer than a window
+        align = h.window_align if longest > size - 2 and not h.truncate else None
+        groups.setdefault((size, h.stride, h.truncate, align), []).append(name)
+    if len(groups) > 1:  # heads that window differently get a pass each
+        result: dict[str, list] = {}
+        for group in groups.values():
+            result.update(predict_all(model, tokenizer, texts, batch_size, group))
+        return result
+    first = next(iter(views.values()))
+    size = window_size(first.head, model.config)
+    coll = TaskCollator(tokenizer, first.head, size)
+    spans = [coll.text_spans(e) for e in encs]
+    rows = window_rows(spans, keep_empty=True)
     all_layers = any(v.fusion.needs_all_layers for v in views.values())
     device = next(model.parameters()).device
     preds = {n: ({}, {}) for n, v in views.items() if v.head.kind == "token"}
@@ -137,7 +148,7 @@ def predict_all(
     result: dict[str, list] = {}
     for name, view in views.items():
         if view.head.kind == "token":
-            result[name] = assemble_tags(coll, encs, *preds[name], view.head.labels)
+            result[name] = assemble_tags(spans, encs, *preds[name], view.head.labels)
         else:
             index = torch.tensor(order, dtype=torch.long)
             pooled = _scatter_pool(torch.cat(vectors[name]), index, len(encs), view.head.window_pool) if order else None

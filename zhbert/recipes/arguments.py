@@ -27,6 +27,13 @@ class RecipeArguments:
     crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
+    window_align: str | None = field(
+        default=None,
+        metadata={
+            "help": "long texts cut at: sentence (one per window), packed (whole sentences per window) "
+            "or token (default: sentence for token heads, token otherwise)"
+        },
+    )
     window_pool: str = field(default="mean", metadata={"help": "sequence heads: mean or mean-max over windows"})
     pair_encoding: str = field(default="cross", metadata={"help": "pair heads: cross or bi"})
     preset: str = field(default="full", metadata={"help": "tiny (seconds on CPU, for tests) or full"})

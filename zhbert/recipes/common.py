@@ -142,6 +142,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         representation=args.representation,
         window=args.window,
         stride=args.stride,
+        window_align=args.window_align,
         window_pool=args.window_pool,
         pair_encoding=args.pair_encoding,
         **extra,

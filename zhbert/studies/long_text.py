@@ -7,9 +7,11 @@ their gold entities carried along. One saved NER model then tags
 
 * every sentence alone (the reference: nothing is longer than a window there),
 * the documents truncated to their first window (``truncate=True``),
-* the documents in overlapping windows with strides of 1/4, 1/2 (the default), 3/4 and all of
-  the window body (no overlap), each token's tag from the window where it sits farthest from
-  an edge,
+* the documents in overlapping windows with strides of 1/4, 1/2, 3/4 and all of the window
+  body (no overlap), each token's tag from the window where it sits farthest from an edge,
+* the documents in windows aligned to sentences: one sentence per window (the default,
+  ``window_align="sentence"``) or whole sentences packed into each (``"packed"``), overlap
+  only inside a sentence longer than a window,
 
 scored with seqeval on the same characters. Classification pooling (mean vs mean-max of
 window vectors) needs a labelled long-document classification task and training runs; this
@@ -30,7 +32,8 @@ __all__ = ["LongRow", "long_documents", "run_long", "write_long_report"]
 class LongRow:
     setting: str
     window: int  # tokens incl. [CLS]/[SEP]
-    stride: int | None  # tokens between window starts; None: one window, truncated
+    stride: int | None  # tokens between window starts; None: one window, truncated, or aligned
+    align: str  # window_align: token (overlap anywhere), sentence (one per window), packed
     texts: int
     characters: int
     precision: float
@@ -95,16 +98,19 @@ def run_long(
     body = window - 2
     rows = []
 
-    def measure(setting, texts, stride, truncate):
-        model.head = replace(head, window=window, stride=stride, truncate=truncate)
+    def measure(setting, texts, stride, truncate, align="token"):
+        model.head = replace(head, window=window, stride=stride, truncate=truncate, window_align=align)
         scores, seconds = _score(model, tokenizer, texts, batch_size)
         chars = sum(len(r["text"]) for r in texts)
-        rows.append(LongRow(setting, window, stride, len(texts), chars, scores["precision"], scores["recall"], scores["f1"], seconds))
+        prf = scores["precision"], scores["recall"], scores["f1"]
+        rows.append(LongRow(setting, window, stride, align, len(texts), chars, *prf, seconds))
 
     measure("sentences, each alone", used, None, False)
     measure("documents, truncated to one window", docs, None, True)
-    for share, name in ((4, "1/4"), (2, "1/2 (default)"), (4 / 3, "3/4"), (1, "1 (no overlap)")):
+    for share, name in ((4, "1/4"), (2, "1/2"), (4 / 3, "3/4"), (1, "1 (no overlap)")):
         measure(f"documents, windows, stride {name} of the window", docs, max(1, round(body / share)), False)
+    measure("documents, one window per sentence (the default)", docs, None, False, "sentence")
+    measure("documents, whole sentences packed into windows", docs, None, False, "packed")
     model.head = head
     return rows
 
@@ -114,12 +120,12 @@ def write_long_report(rows: list[LongRow], output: str | Path, meta: dict | None
     out.mkdir(parents=True, exist_ok=True)
     (out / "long.json").write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1))
     lines = [
-        "| setting | window | stride | texts | characters | precision | recall | F1 | chars/s |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| setting | window | stride | align | texts | characters | precision | recall | F1 | chars/s |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         lines.append(
-            f"| {r.setting} | {r.window} | {r.stride if r.stride is not None else '–'} | {r.texts:,} | {r.characters:,} | "
+            f"| {r.setting} | {r.window} | {r.stride if r.stride is not None else '–'} | {r.align} | {r.texts:,} | {r.characters:,} | "
             f"{100 * r.precision:.2f} | {100 * r.recall:.2f} | {100 * r.f1:.2f} | {r.characters / max(r.seconds, 1e-9):,.0f} |"
         )
     (out / "long.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
