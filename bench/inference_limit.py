@@ -22,7 +22,6 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
-sys.path.insert(0, str(ROOT / "recipes"))
 
 from pretrain_throughput import matmul_peak  # noqa: E402
 
@@ -43,13 +42,12 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
-    from cws import words_from_spans
-
     import zhbert
     from zhbert.data import read_peoples_daily, read_segmented
     from zhbert.data.paths import shared_dir
     from zhbert.heads import char_spans, predict_tags
     from zhbert.metrics import word_prf
+    from zhbert.recipes.cws import words_from_spans
     from zhbert.tokenizer import encode
 
     peak = matmul_peak()

@@ -154,3 +154,18 @@ def test_packed_sequence_windows_read_whole_sentences(article, tiny_encoder, tok
         vecs = [seq.bert(input_ids=torch.tensor([r])).pooler_output[0] for r in rows]
         want = torch.softmax(seq.classifier(torch.stack(vecs).mean(0)), -1)
     torch.testing.assert_close(predict_scores(seq, tokenizer, [text])[0], want)
+
+
+def test_row_batches_hold_a_token_budget(article, tokenizer):
+    from zhbert.heads.inference import row_batches, window_rows
+    from zhbert.tokenizer import encode
+    from zhbert.windows import sentence_breaks
+
+    encs = encode(tokenizer, [article, article[:40], article[:300], ""])
+    rows = window_rows([windows(len(e), 62, None, sentence_breaks(e.text, e.offsets)) for e in encs], keep_empty=True)
+    batches = row_batches(rows, batch_size=8, max_tokens=400)
+    assert [r for b in batches for r in b] == rows  # every row once, in order
+    for b in batches:
+        longest = max(r[2] - r[1] for r in b) + 2
+        assert len(b) <= 8 and (len(b) == 1 or len(b) * longest <= 400)
+    assert any(len(b) == 8 for b in batches) and any(len(b) < 8 for b in batches)  # short rows fill a batch, long ones do not

@@ -138,7 +138,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
                 and reach in clusters
                 and nxt in clusters
                 and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
-                and all(is_space(c) for c in text[reach:nxt])
+                and (reach == nxt or all(is_space(c) for c in text[reach:nxt]))
             ):
                 continue
             end = nxt
@@ -146,7 +146,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
             end = len(text)
         begin = 0 if first == 0 else offsets[first][0]
         s, e = offsets[first]
-        if k == first and e - s == 1 and begin == s and not is_space(text[s]) and all(is_space(c) for c in text[e:end]):
+        if k == first and e - s == 1 and begin == s and not is_space(text[s]) and (e == end or all(is_space(c) for c in text[e:end])):
             out.append(Unit(s, e, k))
         else:
             sub = [(a - begin, b - begin) for a, b in offsets[first : k + 1]]

@@ -22,7 +22,7 @@ from transformers import BertConfig, BertModel, BertPreTrainedModel
 from ..fusion import sequence_vector
 from ..tokenizer import encode
 from .config import HeadConfig
-from .inference import activate, assemble_tags, decode_rows, window_rows
+from .inference import activate, assemble_tags, decode_rows, row_batches, window_rows
 from .inputs import TaskCollator, window_batch, window_size
 from .model import TaskOutput, ZhBertForTask, _scatter_pool, init_head_parameters
 
@@ -129,8 +129,7 @@ def predict_all(
     preds = {n: ({}, {}) for n, v in views.items() if v.head.kind == "token"}
     vectors: dict[str, list[torch.Tensor]] = {n: [] for n, v in views.items() if v.head.kind == "sequence"}
     order: list[int] = []  # the text of each window row, in the order rows ran
-    for start in range(0, len(rows), batch_size):
-        chunk = rows[start : start + batch_size]
+    for chunk in row_batches(rows, batch_size):
         batch = window_batch([encs[i].ids[a:b] for i, a, b in chunk], tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
         batch = {k: v.to(device) for k, v in batch.items()}
         out = model.bert(**batch, output_hidden_states=all_layers)
