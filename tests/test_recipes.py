@@ -131,3 +131,40 @@ def test_bq_splits_its_labelled_dev_set_without_overlap(shared):
     key = lambda r: (r["text_a"], r["text_b"])  # noqa: E731
     assert not {key(r) for r in data.test} & {key(r) for r in data.train}
     assert {r["label"] for r in data.test} == {0, 1} and "not comparable" in data.notes[0]
+
+
+def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
+    """A fast segmenter's two steps: a narrower encoder whose embeddings are the teacher's
+    projected onto their principal directions, then cws training with a segmented file added
+    (here real People's Daily sentences, written as a teacher's silver output would be)."""
+    import torch
+    from safetensors.torch import load_file
+
+    from zhbert.training.small_encoder import small_encoder
+
+    out = small_encoder(tiny_encoder, tmp_path / "small", layers=1, hidden=16, heads=2)
+    cfg = json.loads((out / "config.json").read_text())
+    assert (cfg["num_hidden_layers"], cfg["hidden_size"], cfg["intermediate_size"]) == (1, 16, 64)
+    teacher = load_file(str(Path(tiny_encoder) / "model.safetensors"))["bert.embeddings.word_embeddings.weight"]
+    student = load_file(str(out / "model.safetensors"))["embeddings.word_embeddings.weight"]
+    centred = teacher - teacher.mean(0)
+    # the projection keeps the teacher's strongest directions: 16 of 32 dimensions hold most of the variance
+    assert student.shape == (teacher.shape[0], 16) and student.pow(2).sum() > 0.5 * centred.pow(2).sum()
+    assert torch.allclose(student.pow(2).sum(), torch.linalg.svdvals(centred)[:16].pow(2).sum(), rtol=1e-3)
+    with pytest.raises(ValueError, match="at most the teacher's 32"):
+        small_encoder(tiny_encoder, tmp_path / "wide", hidden=64)
+
+    from zhbert.data import read_peoples_daily
+
+    silver = tmp_path / "silver.txt"
+    words = read_peoples_daily()["words"][:40]
+    silver.write_text("\n".join(" ".join(w) for w in words) + "\n", encoding="utf-8")
+    _, m = _recipe("cws", out, tmp_path / "cws", "--dataset", "pku", "--extra_train", str(silver))
+    base_examples = _recipe("cws", out, tmp_path / "cws0", "--dataset", "pku")[1]["train_examples"]
+    assert m["train_examples"] == base_examples + 40 and any("extra train: 40 sentences" in n for n in m["notes"])
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "msra", "--preset", "tiny", "--extra_train", str(silver)],
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode != 0 and "cws only" in bad.stderr

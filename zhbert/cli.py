@@ -60,6 +60,24 @@ def export(
     typer.echo(f"exported {source} -> {out} ({size:.1f} MB)")
 
 
+@app.command("small-encoder")
+def small_encoder_command(
+    teacher: str = typer.Option(..., "--teacher", help="bundled model name or a BERT folder whose embeddings start the new encoder"),
+    output: Path = typer.Option(..., "--output", help="folder to write"),
+    layers: int = typer.Option(2, help="transformer layers"),
+    hidden: int = typer.Option(128, help="hidden size (at most the teacher's)"),
+    heads: int = typer.Option(2, help="attention heads"),
+) -> None:
+    """A small encoder to distil into: the teacher's embeddings projected to HIDDEN, random layers."""
+    from .training.small_encoder import small_encoder
+
+    try:
+        out = small_encoder(teacher, output, layers, hidden, heads)
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(f"{layers} x {hidden} encoder from {teacher}'s embeddings -> {out}")
+
+
 @app.command()
 def demo(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),

@@ -31,7 +31,7 @@ from functools import lru_cache
 from ..tags import labels_for
 from .paths import dataset_path
 
-__all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset"]
+__all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset", "cws_rows"]
 
 ROLES = ("train", "eval", "train+eval")
 _PAIR = ("sentence1", "sentence2")
@@ -184,7 +184,8 @@ def dataset(task: str, name: str):
 
 
 # --- word segmentation ---------------------------------------------------------------------
-def _cws_rows(texts, words) -> list[dict]:
+def cws_rows(texts, words) -> list[dict]:
+    """Segmentation rows: text, words and one BMES tag per character."""
     from .segmented import words_to_bmes
 
     return [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
@@ -196,16 +197,16 @@ def _cws_news():
 
     gold = read_split("sighan2005_icwb2/pku_test", "eval")
     pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
-    train, dev = _hold_out(_cws_rows(pd["text"], pd["words"]), 0.05)
-    return train, dev, _cws_rows(gold["text"], gold["words"]), removed
+    train, dev = _hold_out(cws_rows(pd["text"], pd["words"]), 0.05)
+    return train, dev, cws_rows(gold["text"], gold["words"]), removed
 
 
 def _cws_weibo():
     """NLPCC-2016 train (10% held out); its dev file as the test (the test file has no gold)."""
     tr = read_split("nlpcc2016_weibo_cws/train", "train")
     dv = read_split("nlpcc2016_weibo_cws/dev", "eval")
-    train, held = _hold_out(_cws_rows(tr["text"], tr["words"]), 0.1)
-    return train, held, _cws_rows(dv["text"], dv["words"])
+    train, held = _hold_out(cws_rows(tr["text"], tr["words"]), 0.1)
+    return train, held, cws_rows(dv["text"], dv["words"])
 
 
 def _cws_data(name, train, dev, test, notes, eval_split="test", extra=()) -> TaskData:

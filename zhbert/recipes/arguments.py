@@ -41,6 +41,13 @@ class RecipeArguments:
     max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides epochs)"})
     batch_size: int | None = field(default=None, metadata={"help": "examples per step (default 32)"})
     learning_rate: float | None = field(default=None, metadata={"help": "encoder learning rate (default 5e-5; 1e-3 frozen)"})
+    extra_train: str | None = field(
+        default=None,
+        metadata={
+            "help": "cws: a file of words separated by spaces, one sentence per line (e.g. a teacher's silver "
+            "segmentation, corpora/silver_segmentation.py), added to the training split"
+        },
+    )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})

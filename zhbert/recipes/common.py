@@ -52,14 +52,32 @@ def load_splits(args: RecipeArguments, task: str):
     from ..data.tasks import load_task_data
 
     data = load_task_data(task, args.dataset)
+    train = subsample(data.train, args.max_train_samples)
+    if args.extra_train:
+        train, data = _with_extra_train(args.extra_train, task, train, data)
     n = args.max_eval_samples
     return replace(
         data,
-        train=subsample(data.train, args.max_train_samples),
+        train=train,
         dev=subsample(data.dev, n),
         test=subsample(data.test, n),
         extra_test=subsample(data.extra_test, n),
     )
+
+
+def _with_extra_train(path: str, task: str, train: list[dict], data):
+    """The training rows plus a segmented file's (cws only), and the data's notes saying so."""
+    from dataclasses import replace
+
+    from ..data import read_segmented
+    from ..data.tasks import cws_rows
+
+    if task != "cws":
+        raise ValueError(f"--extra_train reads segmented text (words separated by spaces): cws only, not {task}")
+    extra = read_segmented(path)
+    rows = cws_rows(extra["text"], extra["words"])
+    note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
+    return train + rows, replace(data, notes=[*data.notes, note], train_words=data.train_words | {w for r in rows for w in r["words"]})
 
 
 def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> None:
