@@ -128,3 +128,21 @@ def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_p
         want = _general_units(e.text, e.offsets, e.word_ids)
         assert _stretch_units(e.text, e.offsets, e.word_ids) == want, e.text[:80]
         assert token_units(e.text, e.offsets, e.word_ids) == want
+
+
+def test_is_space_takes_in_every_space_separator():
+    """is_space is str.isspace: the normaliser's whitespace (isspace or Zs) is that set exactly."""
+    import unicodedata
+
+    zs = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF and unicodedata.category(chr(c)) == "Zs"]
+    assert len(zs) >= 17 and all(is_space(c) for c in zs)
+    assert is_space("\u3000") and is_space("\x1c") and not is_space("\u200b") and not is_space("中")
+
+
+def test_encode_through_the_rust_tokenizer_equals_the_transformers_call(pd_sentences, tokenizer):
+    texts = [e for e in EDGE_CASES if isinstance(e, str)] + list(pd_sentences[:200])
+    ours = encode(tokenizer, texts)
+    theirs = tokenizer(texts, add_special_tokens=False, return_offsets_mapping=True, truncation=False).encodings
+    for o, t in zip(ours, theirs):
+        assert o.ids == tuple(t.ids) and o.offsets == tuple(map(tuple, t.offsets)) and o.tokens == tuple(t.tokens)
+        assert o.word_ids == tuple(-1 if w is None else w for w in t.word_ids)

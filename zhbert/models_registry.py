@@ -19,13 +19,14 @@ _FT = "--encoder base --epochs 3 --learning_rate 2e-4"
 BUNDLED = {
     "base": (
         "base",
-        "bash bench/default_model.sh (pretraining stages 1-3 on CPU), then bash bench/default_model_gpu.sh "
-        "(stage 4, wwm on one GPU) and zhbert export <stage 4>/final zhbert/pretrained/base",
+        "bash bench/default_model.sh (pretraining stages 1-3 on CPU), bash bench/default_model_gpu.sh "
+        "(stage 4, wwm on one GPU), stage 5 (char masking at 512 tokens on CPU, in bench/default_model.sh) "
+        "and zhbert export <stage 5>/final zhbert/pretrained/base",
     ),
     "cws": (
         "cws",
-        f"zhbert train cws --dataset pku {_FT} --output_dir runs/rec/cws-pku-full; "
-        "zhbert export runs/rec/cws-pku-full/model zhbert/pretrained/cws",
+        "zhbert train cws --dataset news+weibo --encoder base --epochs 2 --learning_rate 2e-4 --output_dir runs/cws-mix; "
+        "zhbert export runs/cws-mix/model zhbert/pretrained/cws",
     ),
     "tagging": (
         "tagging",

@@ -183,8 +183,9 @@ def lenient_spans(tags: Sequence[str], scheme: str) -> list[tuple[str | None, in
             spans.append((open_type, open_start, end))
         open_start = -1
 
+    parsed = {t: parse_tag(t, scheme) for t in set(tags)}  # a handful of distinct tags, parsed once
     for i, tag in enumerate(tags):
-        prefix, typ = parse_tag(tag, scheme)
+        prefix, typ = parsed[tag]
         if prefix == "O":
             close(i)
         elif prefix == "B":

@@ -20,7 +20,6 @@ Offsets are Python code points, end exclusive: ``text[start:end]`` is the span.
 
 from __future__ import annotations
 
-import unicodedata
 from typing import NamedTuple, Sequence
 
 import regex
@@ -49,8 +48,9 @@ def is_cjk(ch: str) -> bool:
 
 
 def is_space(ch: str) -> bool:
-    """Whitespace as the tokenizer's normaliser treats it (``str.isspace`` or ``Zs``)."""
-    return ch.isspace() or unicodedata.category(ch) == "Zs"
+    """Whitespace as the tokenizer's normaliser treats it (``str.isspace``, which already takes
+    in every ``Zs`` character: checked over all code points by tests/test_text.py)."""
+    return ch.isspace()
 
 
 class Unit(NamedTuple):
@@ -99,7 +99,12 @@ def _one_unit_per_token(text: str, offsets: Sequence[tuple[int, int]], word_ids:
         words = [w for w in word_ids if w >= 0]
         if len(set(words)) != len(words):
             return None
-    if len(text) - sum(map(is_space, text)) != n or len(_CLUSTER.findall(text)) != len(text):
+    if len(text) != n:  # the characters between tokens must all be whitespace
+        if starts[0] and not text[: starts[0]].isspace():
+            return None
+        if any(e > s + 1 and not text[s + 1 : e].isspace() for s, e in zip(starts, [*starts[1:], len(text)])):
+            return None
+    if len(_CLUSTER.findall(text)) != len(text):
         return None
     return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
 
@@ -138,7 +143,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
                 and reach in clusters
                 and nxt in clusters
                 and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
-                and (reach == nxt or all(is_space(c) for c in text[reach:nxt]))
+                and (reach == nxt or text[reach:nxt].isspace())
             ):
                 continue
             end = nxt
@@ -146,7 +151,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
             end = len(text)
         begin = 0 if first == 0 else offsets[first][0]
         s, e = offsets[first]
-        if k == first and e - s == 1 and begin == s and not is_space(text[s]) and (e == end or all(is_space(c) for c in text[e:end])):
+        if k == first and e - s == 1 and begin == s and not text[s].isspace() and (e == end or text[e:end].isspace()):
             out.append(Unit(s, e, k))
         else:
             sub = [(a - begin, b - begin) for a, b in offsets[first : k + 1]]

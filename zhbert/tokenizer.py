@@ -277,16 +277,21 @@ def encode(tokenizer: PreTrainedTokenizerBase, texts: str | Iterable[str]) -> En
             raise TypeError(f"texts[{i}]: expected str, got {type(t).__name__}")
     if not batch:
         return []
-    enc = tokenizer(batch, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False)
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None and backend.truncation is None and backend.padding is None:
+        # straight to the Rust tokenizer: the same encodings without transformers' per-text wrapping
+        encodings = backend.encode_batch(batch, add_special_tokens=False)
+    else:
+        encodings = tokenizer(batch, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False).encodings
     out = [
         Encoding(
             text,
             tuple(e.ids),
             tuple(e.tokens),
-            tuple(tuple(o) for o in e.offsets),
-            tuple(-1 if w is None else w for w in e.word_ids),
+            tuple(map(tuple, e.offsets)),
+            tuple([-1 if w is None else w for w in e.word_ids]),
         )
-        for text, e in zip(batch, enc.encodings)
+        for text, e in zip(batch, encodings)
     ]
     return out[0] if single else out
 

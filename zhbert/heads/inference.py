@@ -136,7 +136,8 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
     units = [u for u in token_units(pred.encoding.text, pred.encoding.offsets, pred.encoding.word_ids) if u.token < len(pred.tags)]
     outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
     tags = [pred.tags[u.token] if u.token >= 0 else outside for u in units]
-    scores = [pred.scores[u.token] if u.token >= 0 and pred.scores else 1.0 for u in units]
+    if with_scores:
+        scores = [pred.scores[u.token] if u.token >= 0 and pred.scores else 1.0 for u in units]
     out = []
     for t, s, e in lenient_spans(tags, scheme):
         pieces = [(s, e)]
