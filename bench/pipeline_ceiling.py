@@ -1,0 +1,74 @@
+"""How fast a segmenter of each size can be through zhbert's own pipeline: randomly initialised
+token heads of several encoder sizes, saved and loaded like any model, segmenting the PKU test file.
+
+    python bench/pipeline_ceiling.py --threads 1
+
+The smallest (1 x 64) has almost no model: its speed is the pipeline's own cost (tokenisation,
+windows, batching, decoding, spans). Random weights tag badly, so only the speed means anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SIZES = [(1, 64), (2, 128), (1, 256), (2, 256), (4, 256)]  # (layers, hidden)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+
+    import peers
+    from transformers import BertConfig
+
+    import zhbert
+    from zhbert.encoder_info import record_encoder
+    from zhbert.heads import HeadConfig, predict_tags, save_head
+    from zhbert.heads.model import ZhBertForTask
+    from zhbert.models_registry import bundled_path
+    from zhbert.tokenizer import load_tokenizer
+
+    tok = load_tokenizer(bundled_path("base"))
+    texts, _ = peers._read("PKU test")
+    n = sum(map(len, texts))
+    head = HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped")
+    print(f"PKU test: {n:,} characters in {len(texts):,} lines; torch threads {args.threads}\n")
+    print("| encoder (layers x hidden) | chars/s end to end | tags only |")
+    print("|---|---:|---:|")
+    for layers, hidden in SIZES:
+        cfg = BertConfig(
+            vocab_size=tok.vocab_size,
+            hidden_size=hidden,
+            num_hidden_layers=layers,
+            num_attention_heads=max(1, hidden // 64),
+            intermediate_size=4 * hidden,
+            max_position_embeddings=512,
+        )
+        record_encoder(cfg, 128, "zhbert-1")
+        with tempfile.TemporaryDirectory() as d:
+            save_head(ZhBertForTask(cfg, head), tok, d)
+            seg = zhbert.load(d)
+            seg(texts[:20])  # warm-up
+            best = float("inf")
+            for _ in range(2):
+                t = time.perf_counter()
+                seg(texts, batch_size=64)
+                best = min(best, time.perf_counter() - t)
+            t = time.perf_counter()
+            predict_tags(seg.model, seg.tokenizer, texts, 64)
+            tags = time.perf_counter() - t
+        print(f"| {layers} x {hidden} | {n / best:,.0f} | {n / tags:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
