@@ -115,3 +115,16 @@ def test_crf_decoding_is_always_valid(scheme, types, data):
     em = torch.tensor(values, dtype=torch.float).view(1, n, len(labels))
     path = crf.decode(em, torch.ones(1, n, dtype=torch.long))[0]
     assert check_sequence([labels[i] for i in path], scheme) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from("BMES"), max_size=30))
+def test_segmentation_words_in_one_pass_follow_the_lenient_rules(tags):
+    """Segmentation tags take a one-pass shortcut in lenient_spans; on any sequence, valid or
+    not (M after S, E with nothing open, a trailing B), it gives the general rules' words."""
+    from zhbert.tags import _lenient_loop, lenient_spans
+
+    words = lenient_spans(tags, "BMES-untyped")
+    assert words == _lenient_loop(tags, "BMES-untyped")
+    if tags:  # the words tile the sequence
+        assert [a for _, a, _ in words] == [0, *(b for _, _, b in words[:-1])] and words[-1][2] == len(tags)

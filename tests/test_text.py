@@ -102,12 +102,32 @@ def test_the_one_unit_per_token_shortcut_gives_the_general_units(pd_sentences, w
 
     texts = list(pd_sentences[:400]) + list(weibo_posts[:400]) + [e for e in EDGE_CASES if isinstance(e, str)]
     encodings = encode(tokenizer, texts)
-    shortcut = [text_module._one_unit_per_token(e.text, e.offsets, e.word_ids) for e in encodings]
+    shortcut = [text_module.one_char_token_starts(e.text, e.offsets, e.word_ids) for e in encodings]
     assert sum(u is not None for u in shortcut) > 300  # the shortcut is taken on most sentences
-    monkeypatch.setattr(text_module, "_one_unit_per_token", lambda *a: None)
-    for e, fast in zip(encodings, shortcut):
-        if fast is not None:
+    monkeypatch.setattr(text_module, "one_char_token_starts", lambda *a: None)
+    for e, starts in zip(encodings, shortcut):
+        if starts is not None:
+            fast = [(s, s + 1, t) for t, s in enumerate(starts)]
             assert fast == token_units(e.text, e.offsets, e.word_ids), e.text
+
+
+def test_texts_without_joining_characters_have_one_cluster_per_code_point():
+    """The shortcut skips listing grapheme clusters when no character that can join one is
+    present (zhbert.text._CAN_JOIN); for every code point, alone, doubled and between others,
+    that must mean one cluster per code point."""
+    from zhbert.text import _CAN_JOIN, _CLUSTER
+
+    unchecked = 0
+    for cp in range(0x110000):
+        if 0xD800 <= cp <= 0xDFFF:
+            continue
+        c = chr(cp)
+        for text in (c + c, "a" + c + "b", "中" + c + "\n"):
+            if not _CAN_JOIN.search(text):
+                assert len(_CLUSTER.findall(text)) == len(text), hex(cp)
+            else:
+                unchecked += 1
+    assert 0 < unchecked < 100_000  # the joiners are a small set, and they are found
 
 
 def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_posts, tokenizer):

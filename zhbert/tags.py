@@ -173,6 +173,25 @@ def lenient_spans(tags: Sequence[str], scheme: str) -> list[tuple[str | None, in
     that closes none is a one-token span; ``B`` closes any open span. For valid
     sequences the result equals :func:`tags_to_spans`.
     """
+    if scheme == "BMES-untyped" and set(tags) <= _BMES:
+        return _word_spans(tags)
+    return _lenient_loop(tags, scheme)
+
+
+_BMES = frozenset("BMES")
+
+
+def _word_spans(tags: Sequence[str]) -> list[tuple[None, int, int]]:
+    """:func:`lenient_spans` for segmentation tags in one pass: a word starts at every ``B``
+    or ``S`` and after every ``E`` or ``S`` (an ``M``/``E`` after a closed word opens one),
+    so the words are the runs between those cuts (tests/test_tags.py checks it equals the
+    general rules on random sequences)."""
+    n = len(tags)
+    cuts = [0, *(i for i in range(1, n) if tags[i] in "BS" or tags[i - 1] in "ES"), n] if n else []
+    return [(None, a, b) for a, b in zip(cuts, cuts[1:])]
+
+
+def _lenient_loop(tags: Sequence[str], scheme: str) -> list[tuple[str | None, int, int]]:
     spans: list[tuple[str | None, int, int]] = []
     open_type: str | None = None
     open_start = -1

@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 
 import regex
 
-__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "token_units"]
+__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units"]
 
 #: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own
 HAN_RANGES = (
@@ -39,6 +39,14 @@ HAN_RANGES = (
 )
 
 _CLUSTER = regex.compile(r"\X")
+# Characters that can join a grapheme cluster with a neighbour (UAX #29: CR LF, extending marks,
+# ZWJ, spacing marks, prepend, regional-indicator pairs, Hangul jamo). A text with none of them
+# has one cluster per code point (checked over every code point by tests/test_text.py), and
+# one search for them costs far less than listing the clusters.
+_CAN_JOIN = regex.compile(
+    r"[\r\p{GCB=Extend}\p{GCB=ZWJ}\p{GCB=SpacingMark}\p{GCB=Prepend}\p{GCB=Regional_Indicator}"
+    r"\p{GCB=L}\p{GCB=V}\p{GCB=T}\p{GCB=LV}\p{GCB=LVT}]"
+)
 
 
 def is_cjk(ch: str) -> bool:
@@ -84,15 +92,16 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def _one_unit_per_token(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[Unit] | None:
+def one_char_token_starts(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[int] | None:
     """The common case in C-speed checks (most Chinese text): every token covers one character
     of its own, in order, every non-space character is covered, no two tokens share a word and
-    every grapheme cluster is one character; then each token is its own unit. ``None``: use
-    the general construction (it gives the same units here, only slower)."""
+    every grapheme cluster is one character; then each token is its own unit and this gives
+    each one's start (the units are ``(start, start + 1, token)``). ``None``: use
+    :func:`token_units` (it gives the same units here, only slower)."""
     n = len(offsets)
-    if not n or any(e - s != 1 for s, e in offsets):
-        return None
     starts = [s for s, _ in offsets]
+    if not n or [e for _, e in offsets] != [s + 1 for s in starts]:
+        return None
     if any(b <= a for a, b in zip(starts, starts[1:])):
         return None
     if word_ids is not None:
@@ -104,9 +113,9 @@ def _one_unit_per_token(text: str, offsets: Sequence[tuple[int, int]], word_ids:
             return None
         if any(e > s + 1 and not text[s + 1 : e].isspace() for s, e in zip(starts, [*starts[1:], len(text)])):
             return None
-    if len(_CLUSTER.findall(text)) != len(text):
+    if _CAN_JOIN.search(text) and len(_CLUSTER.findall(text)) != len(text):
         return None
-    return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
+    return starts
 
 
 def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[Unit]:
@@ -114,9 +123,9 @@ def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
     in exactly one unit, units never contain whitespace, and no unit boundary cuts a
     grapheme cluster, a token or (with ``word_ids``, the pre-tokeniser's words) a word:
     the word pieces of ``Mourinho`` form one unit, so no span ends inside the name."""
-    simple = _one_unit_per_token(text, offsets, word_ids)
-    if simple is not None:
-        return simple
+    starts = one_char_token_starts(text, offsets, word_ids)
+    if starts is not None:
+        return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
     return _stretch_units(text, offsets, word_ids)
 
 
@@ -130,8 +139,8 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
     n = len(offsets)
     if n < 2:
         return _general_units(text, offsets, word_ids)
-    clusters = {m.start() for m in _CLUSTER.finditer(text)}
-    clusters.add(len(text))
+    # cluster starts; None when every code point starts one (no character that can join)
+    clusters = {m.start() for m in _CLUSTER.finditer(text)} | {len(text)} if _CAN_JOIN.search(text) else None
     out: list[Unit] = []
     first, reach = 0, offsets[0][1]  # first token of the open stretch; furthest end so far
     for k in range(n):
@@ -140,8 +149,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
             reach = max(reach, offsets[k][1])
             if not (
                 reach <= nxt
-                and reach in clusters
-                and nxt in clusters
+                and (clusters is None or (reach in clusters and nxt in clusters))
                 and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
                 and (reach == nxt or text[reach:nxt].isspace())
             ):

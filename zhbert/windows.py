@@ -97,6 +97,10 @@ def sentence_breaks(text: str, offsets) -> list[int]:
 def owners(n_tokens: int, spans: list[tuple[int, int]]) -> list[int]:
     """For each token, the index of the window where it is farthest from an edge."""
     best = [-1] * n_tokens
+    if all(b <= a for (_, b), (a, _) in zip(spans, spans[1:])):  # disjoint, in order: no choice to make
+        for w, (a, b) in enumerate(spans):
+            best[a:b] = [w] * (b - a)
+        return best
     margin = [-1] * n_tokens
     for w, (a, b) in enumerate(spans):
         for k in range(a, b):

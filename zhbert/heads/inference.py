@@ -9,12 +9,14 @@ of the token that covers it.
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass
 
 import torch
 
 from ..tags import lenient_spans
-from ..text import token_units
+from ..text import one_char_token_starts, token_units
 from ..tokenizer import Encoding, encode
 from ..windows import owners
 from .inputs import TaskCollator, window_size
@@ -61,9 +63,19 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
 def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict) -> None:
     """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability."""
     soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
-    for r, ((i, a, _), path) in enumerate(zip(chunk, model.decode_tokens(logits, token_mask_of(chunk, attention_mask)))):
+    paths = model.decode_tokens(logits, token_mask_of(chunk, attention_mask))
+    if model.crf is None:  # the argmax path: each chosen tag's probability is the row maximum
+        best = soft.max(-1).values.tolist()
+        chosen = [row[: len(path)] for row, path in zip(best, paths)]
+    else:  # every row's chosen probabilities in one gather, then cut back into rows
+        rows = [r for r, path in enumerate(paths) for _ in path]
+        cols = [c for path in paths for c in range(len(path))]
+        flat = soft[rows, cols, [t for path in paths for t in path]].tolist() if rows else []
+        ends = list(itertools.accumulate(len(path) for path in paths))
+        chosen = [flat[e - len(path) : e] for e, path in zip(ends, paths)]
+    for (i, a, _), path, p in zip(chunk, paths, chosen):
         preds[(i, a)] = path
-        probs[(i, a)] = soft[r, torch.arange(len(path)), torch.tensor(path, dtype=torch.long)].tolist() if path else []
+        probs[(i, a)] = p
 
 
 def window_rows(spans: list[list[tuple[int, int]]], keep_empty: bool) -> list[tuple[int, int, int]]:
@@ -99,10 +111,9 @@ def row_batches(rows: list[tuple[int, int, int]], batch_size: int, max_tokens: i
 
 def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tensor) -> torch.Tensor:
     """1 on each window's own tokens (after [CLS], before [SEP]), left-aligned as decoding expects."""
-    mask = torch.zeros_like(attention_mask)
-    for r, (_, a, b) in enumerate(chunk):
-        mask[r, 1 : 1 + b - a] = 1
-    return mask
+    lengths = torch.tensor([b - a for _, a, b in chunk], device=attention_mask.device)
+    pos = torch.arange(attention_mask.size(1), device=attention_mask.device)
+    return ((pos >= 1) & (pos <= lengths[:, None])).to(attention_mask.dtype)
 
 
 def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
@@ -110,6 +121,12 @@ def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: di
     out = []
     for i, enc in enumerate(encs):
         spans = [(a, b) for a, b in text_spans[i] if b > a]
+        if [a for a, _ in spans] == [0, *(b for _, b in spans[:-1])] and spans[-1][1] == len(enc):
+            # windows side by side, covering every token (sentence-aligned or one window): concatenate
+            tags = [labels[t] for a, b in spans for t in preds[(i, a)][: b - a]]
+            scores = [p for a, b in spans for p in probs[(i, a)][: b - a]]
+            out.append(TokenTags(enc, tuple(tags), tuple(scores)))
+            continue
         owner = owners(len(enc), spans)
         tags, scores = [], []
         for k in range(len(enc)):
@@ -133,19 +150,29 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
     """
     if split_at_space is None:
         split_at_space = scheme.startswith("BMES")
-    units = [u for u in token_units(pred.encoding.text, pred.encoding.offsets, pred.encoding.word_ids) if u.token < len(pred.tags)]
-    outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
-    tags = [pred.tags[u.token] if u.token >= 0 else outside for u in units]
+    enc, n = pred.encoding, len(pred.tags)
+    starts = one_char_token_starts(enc.text, enc.offsets, enc.word_ids)
+    if starts is not None:  # most Chinese text: unit k is token k's one character
+        starts = starts[:n]
+        ends = [s + 1 for s in starts]
+        tags, tokens = list(pred.tags[: len(starts)]), range(len(starts))
+    else:
+        units = [u for u in token_units(enc.text, enc.offsets, enc.word_ids) if u.token < n]
+        starts, ends, tokens = [u.start for u in units], [u.end for u in units], [u.token for u in units]
+        outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
+        tags = [pred.tags[t] if t >= 0 else outside for t in tokens]
     if with_scores:
-        scores = [pred.scores[u.token] if u.token >= 0 and pred.scores else 1.0 for u in units]
+        scores = [pred.scores[t] if t >= 0 and pred.scores else 1.0 for t in tokens]
+    # whitespace between units k-1 and k: a span across it is cut there (there is none when
+    # the units' extent is just their own characters)
+    gaps = []
+    if split_at_space and starts and ends[-1] - starts[0] > len(starts):
+        gaps = [k for k in range(1, len(starts)) if starts[k] > ends[k - 1]]
     out = []
     for t, s, e in lenient_spans(tags, scheme):
-        pieces = [(s, e)]
-        if split_at_space:
-            cuts = [k for k in range(s + 1, e) if units[k].start > units[k - 1].end]
-            pieces = [(a, b) for a, b in zip([s, *cuts], [*cuts, e])]
-        for a, b in pieces:
-            span = (t, units[a].start, units[b - 1].end)
+        cuts = gaps[bisect.bisect_right(gaps, s) : bisect.bisect_left(gaps, e)] if gaps else []
+        for a, b in zip([s, *cuts], [*cuts, e]):
+            span = (t, starts[a], ends[b - 1])
             if with_scores:
                 span += (sum(scores[a:b]) / (b - a),)
             out.append(span)

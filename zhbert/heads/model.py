@@ -244,5 +244,5 @@ class ZhBertForTask(BertPreTrainedModel):
         em, mask = logits[:, 1:], token_mask[:, 1:].bool()
         if self.crf is not None:
             return self.crf.decode(em, mask)
-        best = em.argmax(-1)
-        return [best[i, : int(mask[i].sum())].tolist() for i in range(em.size(0))]
+        best, lengths = em.argmax(-1).tolist(), mask.sum(1).tolist()
+        return [row[:n] for row, n in zip(best, lengths)]
