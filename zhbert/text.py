@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 
 import regex
 
-__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units"]
+__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units", "unit_tuples"]
 
 #: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own
 HAN_RANGES = (
@@ -126,10 +126,17 @@ def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
     starts = one_char_token_starts(text, offsets, word_ids)
     if starts is not None:
         return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
+    return [Unit(*u) for u in _stretch_units(text, offsets, word_ids)]
+
+
+def unit_tuples(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
+    """:func:`token_units` as plain ``(start, end, token)`` tuples, for text that is not one
+    character per token (:func:`one_char_token_starts`): a long text makes one per character,
+    and a plain tuple costs a tenth of a named one to build."""
     return _stretch_units(text, offsets, word_ids)
 
 
-def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[Unit]:
+def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[tuple[int, int, int]]:
     """The general construction, run only where it is needed: the tokens are cut into
     independent stretches wherever nothing joins across (the next token starts after every
     earlier token ends, on a cluster boundary, in another word, with only whitespace
@@ -141,7 +148,7 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
         return _general_units(text, offsets, word_ids)
     # cluster starts; None when every code point starts one (no character that can join)
     clusters = {m.start() for m in _CLUSTER.finditer(text)} | {len(text)} if _CAN_JOIN.search(text) else None
-    out: list[Unit] = []
+    out: list[tuple[int, int, int]] = []
     first, reach = 0, offsets[0][1]  # first token of the open stretch; furthest end so far
     for k in range(n):
         if k + 1 < n:
@@ -160,16 +167,16 @@ def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
         begin = 0 if first == 0 else offsets[first][0]
         s, e = offsets[first]
         if k == first and e - s == 1 and begin == s and not text[s].isspace() and (e == end or text[e:end].isspace()):
-            out.append(Unit(s, e, k))
+            out.append((s, e, k))
         else:
             sub = [(a - begin, b - begin) for a, b in offsets[first : k + 1]]
             ids = None if word_ids is None else word_ids[first : k + 1]
-            out += [Unit(a + begin, b + begin, t + first if t >= 0 else -1) for a, b, t in _general_units(text[begin:end], sub, ids)]
+            out += [(a + begin, b + begin, t + first if t >= 0 else -1) for a, b, t in _general_units(text[begin:end], sub, ids)]
         first = k + 1
     return out
 
 
-def _general_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[Unit]:
+def _general_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[tuple[int, int, int]]:
     pieces = _pieces(text)
     if not pieces:
         return []
@@ -213,4 +220,4 @@ def _general_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequ
                 merged[-1][2] = u[2]
         else:
             merged.append(u)
-    return [Unit(a, b, t) for a, b, t in merged]
+    return [(a, b, t) for a, b, t in merged]

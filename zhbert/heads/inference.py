@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from ..tags import lenient_spans
-from ..text import one_char_token_starts, token_units
+from ..text import one_char_token_starts, unit_tuples
 from ..tokenizer import Encoding, encode
 from ..windows import owners
 from .inputs import TaskCollator, window_size
@@ -157,8 +157,8 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
         ends = [s + 1 for s in starts]
         tags, tokens = list(pred.tags[: len(starts)]), range(len(starts))
     else:
-        units = [u for u in token_units(enc.text, enc.offsets, enc.word_ids) if u.token < n]
-        starts, ends, tokens = [u.start for u in units], [u.end for u in units], [u.token for u in units]
+        units = [u for u in unit_tuples(enc.text, enc.offsets, enc.word_ids) if u[2] < n]
+        starts, ends, tokens = [u[0] for u in units], [u[1] for u in units], [u[2] for u in units]
         outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
         tags = [pred.tags[t] if t >= 0 else outside for t in tokens]
     if with_scores:
