@@ -26,7 +26,7 @@ def main() -> None:
     args = ap.parse_args()
     inputs = agreement_inputs(shared_dir(), args.n, load_tokenizer(BUNDLED_DIR / "base"))
     rows = []
-    for name in ["ner", "cws", "tagging", "matching", "base"]:
+    for name in ["ner", "cws", "cws-fast", "tagging", "matching", "base"]:
         t0 = time.time()
         r = compare(name, BUNDLED_DIR / name, inputs[name])
         rows.append(r)

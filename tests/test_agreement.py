@@ -7,7 +7,7 @@ from zhbert.agreement import agreement_inputs, compare
 from zhbert.models_registry import BUNDLED_DIR
 from zhbert.tokenizer import load_tokenizer
 
-N = 60  # inputs per model: 300 real test inputs in all
+N = 60  # inputs per model: 360 real test inputs in all
 
 
 @pytest.fixture(scope="module")
@@ -15,7 +15,7 @@ def inputs(shared):
     return agreement_inputs(shared, N, load_tokenizer(BUNDLED_DIR / "base"))
 
 
-@pytest.mark.parametrize("name", ["ner", "cws", "tagging", "matching", "base"])
+@pytest.mark.parametrize("name", ["ner", "cws", "cws-fast", "tagging", "matching", "base"])
 def test_pipeline_agrees_with_zhbert_load(name, inputs):
     result = compare(name, BUNDLED_DIR / name, inputs[name])
     assert result.n == N

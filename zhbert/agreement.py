@@ -86,7 +86,7 @@ def agreement_inputs(shared: str | Path, n: int, tokenizer, limit: int = 128) ->
         if len(han) >= 4:
             k = han[len(han) // 2]  # one Han character in the middle of the sentence
             masked.append(text[:k] + "[MASK]" + text[k + 1 :])
-    return {"ner": ner, "cws": pku, "tagging": posts, "matching": pairs, "base": take(masked, n)}
+    return {"ner": ner, "cws": pku, "cws-fast": pku, "tagging": posts, "matching": pairs, "base": take(masked, n)}
 
 
 def _head_kind(path: Path) -> str:

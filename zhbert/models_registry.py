@@ -28,6 +28,19 @@ BUNDLED = {
         "zhbert train cws --dataset news+weibo --encoder base --epochs 2 --learning_rate 2e-4 --output_dir runs/cws-mix; "
         "zhbert export runs/cws-mix/model zhbert/pretrained/cws",
     ),
+    "cws-fast": (
+        "cws-fast",
+        "a 2 x 128 student of cws (bench/RESULTS.md, 'A fast segmenter distilled from cws'): "
+        "python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000; "
+        "zhbert small-encoder --teacher cws --layers 2 --hidden 128 --output runs/student-2x128; "
+        "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra_train runs/silver/cws.txt "
+        "--epochs 5 --batch_size 64 --learning_rate 1e-3 --output_dir runs/cws-fast2; the same with "
+        "--encoder runs/cws-fast2/model --epochs 3 --learning_rate 3e-4 --output_dir runs/cws-fast3; "
+        "zhbert train cws --dataset news+weibo --encoder runs/cws-fast3/model --epochs 2 --batch_size 64 --learning_rate 1e-4 "
+        "--output_dir runs/cws-fast4; the same from runs/cws-fast4/model with --learning_rate 5e-5 --output_dir runs/cws-fast5; "
+        "zhbert train cws --dataset pku --encoder runs/cws-fast5/model --epochs 2 --batch_size 64 --learning_rate 5e-5 "
+        "--output_dir runs/cws-fast6; zhbert export runs/cws-fast6/model zhbert/pretrained/cws-fast",
+    ),
     "tagging": (
         "tagging",
         f"zhbert train tagging --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
