@@ -134,7 +134,7 @@ def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_p
     """A long text is cut into independent stretches (zhbert.text._stretch_units); on real
     sentences, posts, edge cases and long texts mixing them, the units must be exactly those
     of the general construction over the whole text."""
-    from zhbert.text import _general_units, _stretch_units
+    from zhbert.text import BLOCK_TOKENS, _general_units, _stretch_units, unit_tuples
 
     edge = [e for e in EDGE_CASES if isinstance(e, str)]
     texts = list(pd_sentences[:300]) + list(weibo_posts[:300]) + edge
@@ -143,10 +143,14 @@ def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_p
         parts = list(pd_sentences[k : k + 30]) + list(weibo_posts[k : k + 10])
         mixed.append("".join(p + edge[i % len(edge)] for i, p in enumerate(parts)))
     texts += mixed + [" ".join(edge), "\x00".join(edge), "".join(edge)]
+    texts += [" ".join(edge * 8), "\x00".join(edge * 8), "".join(edge * 8)]  # long: cut into blocks anywhere
     assert len(mixed) == 10 and all(len(t) > 1000 for t in mixed)
-    for e in encode(tokenizer, texts):
+    encodings = encode(tokenizer, texts)
+    assert sum(len(e) > 2 * BLOCK_TOKENS for e in encodings) >= 13  # the block path is taken
+    for e in encodings:
         want = _general_units(e.text, e.offsets, e.word_ids)
         assert _stretch_units(e.text, e.offsets, e.word_ids) == want, e.text[:80]
+        assert unit_tuples(e.text, e.offsets, e.word_ids) == want, e.text[:80]
         assert token_units(e.text, e.offsets, e.word_ids) == want
 
 

@@ -126,42 +126,83 @@ def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
     starts = one_char_token_starts(text, offsets, word_ids)
     if starts is not None:
         return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
-    return [Unit(*u) for u in _stretch_units(text, offsets, word_ids)]
+    return [Unit(*u) for u in unit_tuples(text, offsets, word_ids)]
+
+
+BLOCK_TOKENS = 64  # a long text's units are built block by block (see unit_tuples)
 
 
 def unit_tuples(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
-    """:func:`token_units` as plain ``(start, end, token)`` tuples, for text that is not one
-    character per token (:func:`one_char_token_starts`): a long text makes one per character,
-    and a plain tuple costs a tenth of a named one to build."""
-    return _stretch_units(text, offsets, word_ids)
+    """:func:`token_units` as plain ``(start, end, token)`` tuples (a long text makes one per
+    character, and a plain tuple costs a tenth of a named one to build), for text that is not
+    one character per token as a whole (:func:`one_char_token_starts`).
+
+    A long text is cut into blocks of about ``BLOCK_TOKENS`` tokens at boundaries nothing joins
+    across, and each block takes the one-character shortcut when it can: one number in a
+    20,000-character text then costs what it costs in a sentence of its own, not a slow pass
+    over every token (the units are the same: tests/test_text.py)."""
+    n = len(offsets)
+    if n <= 2 * BLOCK_TOKENS:
+        return _stretch_units(text, offsets, word_ids)
+    clusters = _cluster_starts(text)
+    out: list[tuple[int, int, int]] = []
+    k0 = 0
+    while k0 < n:
+        k1 = min(k0 + BLOCK_TOKENS, n)
+        reach = max(e for _, e in offsets[k0:k1])
+        while k1 < n and not _independent(text, offsets, word_ids, k1 - 1, reach, clusters):
+            reach = max(reach, offsets[k1][1])
+            k1 += 1
+        begin = 0 if k0 == 0 else offsets[k0][0]
+        end = len(text) if k1 == n else offsets[k1][0]
+        piece, sub = text[begin:end], [(a - begin, b - begin) for a, b in offsets[k0:k1]]
+        ids = None if word_ids is None else word_ids[k0:k1]
+        starts = one_char_token_starts(piece, sub, ids)
+        if starts is not None:
+            out += [(s + begin, s + begin + 1, t + k0) for t, s in enumerate(starts)]
+        else:
+            out += [(a + begin, b + begin, t + k0 if t >= 0 else -1) for a, b, t in _stretch_units(piece, sub, ids)]
+        k0 = k1
+    return out
+
+
+def _cluster_starts(text: str) -> set[int] | None:
+    """Where grapheme clusters start (and the text's end); ``None`` when every code point
+    starts one (the text has no character that can join a cluster)."""
+    return {m.start() for m in _CLUSTER.finditer(text)} | {len(text)} if _CAN_JOIN.search(text) else None
+
+
+def _independent(text: str, offsets, word_ids, k: int, reach: int, clusters: set[int] | None) -> bool:
+    """Nothing joins token ``k`` (and every token before it, which end by ``reach``) to token
+    ``k + 1``: the next token starts after them, on a cluster boundary, in another word, with
+    only whitespace between."""
+    nxt = offsets[k + 1][0]
+    return (
+        reach <= nxt
+        and (clusters is None or (reach in clusters and nxt in clusters))
+        and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
+        and (reach == nxt or text[reach:nxt].isspace())
+    )
 
 
 def _stretch_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None) -> list[tuple[int, int, int]]:
     """The general construction, run only where it is needed: the tokens are cut into
-    independent stretches wherever nothing joins across (the next token starts after every
-    earlier token ends, on a cluster boundary, in another word, with only whitespace
-    between); a stretch of one single-character token is its own unit, and the general
-    construction runs on the rest. A long text with a few numbers or Latin words then
-    costs little more than the shortcut (the units are the same: tests/test_text.py)."""
+    independent stretches wherever nothing joins across (:func:`_independent`); a stretch of
+    one single-character token is its own unit, and the general construction runs on the
+    rest. A text with a few numbers or Latin words then costs little more than the shortcut
+    (the units are the same: tests/test_text.py)."""
     n = len(offsets)
     if n < 2:
         return _general_units(text, offsets, word_ids)
-    # cluster starts; None when every code point starts one (no character that can join)
-    clusters = {m.start() for m in _CLUSTER.finditer(text)} | {len(text)} if _CAN_JOIN.search(text) else None
+    clusters = _cluster_starts(text)
     out: list[tuple[int, int, int]] = []
     first, reach = 0, offsets[0][1]  # first token of the open stretch; furthest end so far
     for k in range(n):
         if k + 1 < n:
-            nxt = offsets[k + 1][0]
             reach = max(reach, offsets[k][1])
-            if not (
-                reach <= nxt
-                and (clusters is None or (reach in clusters and nxt in clusters))
-                and (word_ids is None or word_ids[k] < 0 or word_ids[k] != word_ids[k + 1])
-                and (reach == nxt or text[reach:nxt].isspace())
-            ):
+            if not _independent(text, offsets, word_ids, k, reach, clusters):
                 continue
-            end = nxt
+            end = offsets[k + 1][0]
         else:
             end = len(text)
         begin = 0 if first == 0 else offsets[first][0]
