@@ -93,6 +93,26 @@ def test_sentence_breaks_on_real_text(article, tokenizer):
         assert prev in "。！？!?；;…”’」』）)》】" or "\n" in article[enc.offsets[k - 1][1] : enc.offsets[k][0]], prev
 
 
+def test_sentence_breaks_by_scan_equal_the_token_by_token_reading(article, pd_sentences, weibo_posts, tokenizer):
+    """sentence_breaks finds marks and line breaks by one scan of the text; on real articles,
+    posts and the edge cases (marks inside NFKD expansions, closing runs, blank lines) it
+    must give exactly the breaks of reading token by token."""
+    from edge_cases import EDGE_CASES
+
+    from zhbert.tokenizer import encode
+    from zhbert.windows import _sentence_breaks_by_token, sentence_breaks
+
+    edge = [e for e in EDGE_CASES if isinstance(e, str)]
+    texts = [article, "\n".join(pd_sentences[:200]), "\n\n".join(weibo_posts[:200]), "".join(weibo_posts[200:400])]
+    texts += edge + ["。".join(edge), "\n".join(edge), "⑵。」\n。”", "好。\n\n”真的？！」\n"]
+    found = 0
+    for e in encode(tokenizer, texts):
+        want = _sentence_breaks_by_token(e.text, e.offsets)
+        assert sentence_breaks(e.text, e.offsets) == want, e.text[:60]
+        found += len(want)
+    assert found > 600
+
+
 @pytest.mark.parametrize("pack", [False, True])
 def test_aligned_windows_never_cut_a_sentence_that_fits(pack):
     breaks = [5, 9, 30, 33, 60]  # sentences of 5, 4, 21 (longer than a window), 3, 27 and 10 tokens

@@ -20,6 +20,7 @@ aligned settings run as fast as separate sentences; bench/RESULTS.md).
 from __future__ import annotations
 
 import bisect
+import re
 
 __all__ = ["windows", "owners", "sentence_breaks", "SENTENCE_ENDS"]
 
@@ -27,6 +28,7 @@ __all__ = ["windows", "owners", "sentence_breaks", "SENTENCE_ENDS"]
 # quotes or brackets that follow ("。」"); a line break ends one too.
 SENTENCE_ENDS = frozenset("。！？!?；;…")
 _CLOSERS = frozenset("”’」』）)》】〕〉\"'")
+_CLOSERS_AND_ENDS = _CLOSERS | SENTENCE_ENDS
 
 
 def windows(
@@ -72,9 +74,51 @@ def _aligned(n_tokens: int, size: int, stride: int, breaks: list[int], pack: boo
     return out
 
 
+_BREAK_CHARS = re.compile("[" + re.escape("".join(sorted(SENTENCE_ENDS))) + "\n]")
+
+
 def sentence_breaks(text: str, offsets) -> list[int]:
     """Token indices where a new sentence starts: after a sentence-ending mark (with the
-    closing quotes/brackets that follow it) or where a line break separates two tokens."""
+    closing quotes/brackets that follow it) or where a line break separates two tokens.
+
+    The marks and line breaks are found by one regular-expression scan of the text and
+    mapped to tokens by bisection, so a long text costs little more than its marks (the
+    token-by-token reading, :func:`_sentence_breaks_by_token`, gives the same breaks:
+    tests/test_windows.py)."""
+    n = len(offsets)
+    starts = [s for s, _ in offsets]
+    ends = [e for _, e in offsets]
+    if n < 2 or ends != sorted(ends):
+        return _sentence_breaks_by_token(text, offsets)
+    events = set()  # (token, 0: it ends with a mark / 1: a line break follows it)
+    for m in _BREAK_CHARS.finditer(text):
+        p = m.start()
+        if text[p] == "\n":
+            k = bisect.bisect_right(starts, p) - 1  # the last token starting before the break
+            if 0 <= k < n - 1 and ends[k] <= p < starts[k + 1]:
+                events.add((k, 1))
+        else:
+            k = bisect.bisect_left(ends, p + 1)  # the tokens whose last character is the mark
+            while k < n and ends[k] == p + 1:
+                if starts[k] < ends[k]:
+                    events.add((k, 0))
+                k += 1
+    out: list[int] = []
+    resume = 0  # the token the reading goes on from (a mark and its closing run are passed over)
+    for k, kind in sorted(events):  # a mark at k comes before a line break after k, and wins
+        if k < resume or k >= n - 1:
+            continue
+        j = k + 1
+        if kind == 0:
+            while j < n and ends[j] > starts[j] and text[starts[j]] in _CLOSERS_AND_ENDS:
+                j += 1
+        if j < n:
+            out.append(j)
+        resume = j
+    return out
+
+
+def _sentence_breaks_by_token(text: str, offsets) -> list[int]:
     out = []
     n = len(offsets)
     k = 0
@@ -82,7 +126,7 @@ def sentence_breaks(text: str, offsets) -> list[int]:
         s, e = offsets[k]
         if e > s and text[e - 1] in SENTENCE_ENDS:
             j = k + 1
-            while j < n and offsets[j][1] > offsets[j][0] and text[offsets[j][0]] in (_CLOSERS | SENTENCE_ENDS):
+            while j < n and offsets[j][1] > offsets[j][0] and text[offsets[j][0]] in _CLOSERS_AND_ENDS:
                 j += 1
             if j < n:
                 out.append(j)

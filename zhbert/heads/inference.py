@@ -117,24 +117,33 @@ def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tenso
 
 
 def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
-    """Each token's tag and probability from its owner window's decoded path."""
+    """Each token's tag and probability from its owner window's decoded path. Windows that
+    overlap nothing (sentence-aligned ones, or a text's one window) are copied whole; only a
+    group of overlapping windows (a sentence longer than a window) picks an owner per token, so
+    one such sentence costs a long text no more than it costs the sentence alone."""
     out = []
     for i, enc in enumerate(encs):
         spans = [(a, b) for a, b in text_spans[i] if b > a]
-        if [a for a, _ in spans] == [0, *(b for _, b in spans[:-1])] and spans[-1][1] == len(enc):
-            # windows side by side, covering every token (sentence-aligned or one window): concatenate
-            tags = [labels[t] for a, b in spans for t in preds[(i, a)][: b - a]]
-            scores = [p for a, b in spans for p in probs[(i, a)][: b - a]]
-            out.append(TokenTags(enc, tuple(tags), tuple(scores)))
-            continue
-        owner = owners(len(enc), spans)
-        tags, scores = [], []
-        for k in range(len(enc)):
-            if owner[k] < 0:  # beyond the first window when the caller asked to truncate
-                break
-            a, _ = spans[owner[k]]
-            tags.append(labels[preds[(i, a)][k - a]])
-            scores.append(probs[(i, a)][k - a])
+        tags: list[str] = []
+        scores: list[float] = []
+        g = 0
+        while g < len(spans):
+            h, end = g + 1, spans[g][1]
+            while h < len(spans) and spans[h][0] < end:  # the windows overlapping this group
+                end = max(end, spans[h][1])
+                h += 1
+            group = spans[g:h]
+            if len(group) == 1:
+                a, b = group[0]
+                tags += [labels[t] for t in preds[(i, a)][: b - a]]
+                scores += probs[(i, a)][: b - a]
+            else:
+                first = group[0][0]
+                for k, w in enumerate(owners(end - first, [(a - first, b - first) for a, b in group]), start=first):
+                    a = group[w][0]
+                    tags.append(labels[preds[(i, a)][k - a]])
+                    scores.append(probs[(i, a)][k - a])
+            g = h
         out.append(TokenTags(enc, tuple(tags), tuple(scores)))
     return out
 
