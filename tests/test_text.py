@@ -134,7 +134,7 @@ def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_p
     """A long text is cut into independent stretches (zhbert.text._stretch_units); on real
     sentences, posts, edge cases and long texts mixing them, the units must be exactly those
     of the general construction over the whole text."""
-    from zhbert.text import BLOCK_TOKENS, _general_units, _stretch_units, unit_tuples
+    from zhbert.text import BLOCK_TOKENS, _general_units, _stretch_units, unit_columns
 
     edge = [e for e in EDGE_CASES if isinstance(e, str)]
     texts = list(pd_sentences[:300]) + list(weibo_posts[:300]) + edge
@@ -150,7 +150,7 @@ def test_units_by_stretches_equal_the_general_construction(pd_sentences, weibo_p
     for e in encodings:
         want = _general_units(e.text, e.offsets, e.word_ids)
         assert _stretch_units(e.text, e.offsets, e.word_ids) == want, e.text[:80]
-        assert unit_tuples(e.text, e.offsets, e.word_ids) == want, e.text[:80]
+        assert list(zip(*unit_columns(e.text, e.offsets, e.word_ids))) == want, e.text[:80]
         assert token_units(e.text, e.offsets, e.word_ids) == want
 
 

@@ -24,7 +24,7 @@ from typing import NamedTuple, Sequence
 
 import regex
 
-__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units", "unit_tuples"]
+__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units", "unit_columns"]
 
 #: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own
 HAN_RANGES = (
@@ -92,28 +92,32 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def one_char_token_starts(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[int] | None:
+def one_char_token_starts(
+    text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None, begin: int = 0, end: int | None = None
+) -> list[int] | None:
     """The common case in C-speed checks (most Chinese text): every token covers one character
     of its own, in order, every non-space character is covered, no two tokens share a word and
     every grapheme cluster is one character; then each token is its own unit and this gives
     each one's start (the units are ``(start, start + 1, token)``). ``None``: use
-    :func:`token_units` (it gives the same units here, only slower)."""
+    :func:`token_units` (it gives the same units here, only slower). ``begin``/``end``: the
+    part of ``text`` the tokens cover (a block of a long text; default all of it)."""
+    end = len(text) if end is None else end
     n = len(offsets)
     starts = [s for s, _ in offsets]
     if not n or [e for _, e in offsets] != [s + 1 for s in starts]:
         return None
-    if any(b <= a for a, b in zip(starts, starts[1:])):
+    if len(set(starts)) != n or starts != sorted(starts):  # strictly increasing
         return None
     if word_ids is not None:
         words = [w for w in word_ids if w >= 0]
         if len(set(words)) != len(words):
             return None
-    if len(text) != n:  # the characters between tokens must all be whitespace
-        if starts[0] and not text[: starts[0]].isspace():
+    if end - begin != n:  # the characters between tokens must all be whitespace
+        if starts[0] > begin and not text[begin : starts[0]].isspace():
             return None
-        if any(e > s + 1 and not text[s + 1 : e].isspace() for s, e in zip(starts, [*starts[1:], len(text)])):
+        if any(e > s + 1 and not text[s + 1 : e].isspace() for s, e in zip(starts, [*starts[1:], end])):
             return None
-    if _CAN_JOIN.search(text) and len(_CLUSTER.findall(text)) != len(text):
+    if _CAN_JOIN.search(text, begin, end) and len(_CLUSTER.findall(text, begin, end)) != end - begin:
         return None
     return starts
 
@@ -123,29 +127,31 @@ def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
     in exactly one unit, units never contain whitespace, and no unit boundary cuts a
     grapheme cluster, a token or (with ``word_ids``, the pre-tokeniser's words) a word:
     the word pieces of ``Mourinho`` form one unit, so no span ends inside the name."""
-    starts = one_char_token_starts(text, offsets, word_ids)
-    if starts is not None:
-        return [Unit(s, s + 1, t) for t, s in enumerate(starts)]
-    return [Unit(*u) for u in unit_tuples(text, offsets, word_ids)]
+    return [Unit(*u) for u in zip(*unit_columns(text, offsets, word_ids))]
 
 
-BLOCK_TOKENS = 64  # a long text's units are built block by block (see unit_tuples)
+BLOCK_TOKENS = 64  # a long text's units are built block by block (see unit_columns)
 
 
-def unit_tuples(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[tuple[int, int, int]]:
-    """:func:`token_units` as plain ``(start, end, token)`` tuples (a long text makes one per
-    character, and a plain tuple costs a tenth of a named one to build), for text that is not
-    one character per token as a whole (:func:`one_char_token_starts`).
+def unit_columns(
+    text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None
+) -> tuple[list[int], list[int], list[int]]:
+    """:func:`token_units` as three lists, the units' starts, ends and first tokens: a long
+    text makes one unit per character, and lists cost far less to build than objects.
 
-    A long text is cut into blocks of about ``BLOCK_TOKENS`` tokens at boundaries nothing joins
+    A text that is not one character per token as a whole (:func:`one_char_token_starts`) and
+    is long is cut into blocks of about ``BLOCK_TOKENS`` tokens at boundaries nothing joins
     across, and each block takes the one-character shortcut when it can: one number in a
     20,000-character text then costs what it costs in a sentence of its own, not a slow pass
     over every token (the units are the same: tests/test_text.py)."""
     n = len(offsets)
+    starts = one_char_token_starts(text, offsets, word_ids)
+    if starts is not None:
+        return starts, [s + 1 for s in starts], list(range(n))
     if n <= 2 * BLOCK_TOKENS:
-        return _stretch_units(text, offsets, word_ids)
+        return _columns(_stretch_units(text, offsets, word_ids))
     clusters = _cluster_starts(text)
-    out: list[tuple[int, int, int]] = []
+    starts, ends, tokens = [], [], []
     k0 = 0
     while k0 < n:
         k1 = min(k0 + BLOCK_TOKENS, n)
@@ -155,15 +161,24 @@ def unit_tuples(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequenc
             k1 += 1
         begin = 0 if k0 == 0 else offsets[k0][0]
         end = len(text) if k1 == n else offsets[k1][0]
-        piece, sub = text[begin:end], [(a - begin, b - begin) for a, b in offsets[k0:k1]]
         ids = None if word_ids is None else word_ids[k0:k1]
-        starts = one_char_token_starts(piece, sub, ids)
-        if starts is not None:
-            out += [(s + begin, s + begin + 1, t + k0) for t, s in enumerate(starts)]
+        block = one_char_token_starts(text, offsets[k0:k1], ids, begin, end)
+        if block is not None:
+            starts += block
+            ends += [s + 1 for s in block]
+            tokens += range(k0, k1)
         else:
-            out += [(a + begin, b + begin, t + k0 if t >= 0 else -1) for a, b, t in _stretch_units(piece, sub, ids)]
+            sub = [(a - begin, b - begin) for a, b in offsets[k0:k1]]
+            for a, b, t in _stretch_units(text[begin:end], sub, ids):
+                starts.append(a + begin)
+                ends.append(b + begin)
+                tokens.append(t + k0 if t >= 0 else -1)
         k0 = k1
-    return out
+    return starts, ends, tokens
+
+
+def _columns(units: list[tuple[int, int, int]]) -> tuple[list[int], list[int], list[int]]:
+    return [u[0] for u in units], [u[1] for u in units], [u[2] for u in units]
 
 
 def _cluster_starts(text: str) -> set[int] | None:

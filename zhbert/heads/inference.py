@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import torch
 
 from ..tags import lenient_spans
-from ..text import one_char_token_starts, unit_tuples
+from ..text import unit_columns
 from ..tokenizer import Encoding, encode
 from ..windows import owners
 from .inputs import TaskCollator, window_size
@@ -160,14 +160,13 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
     if split_at_space is None:
         split_at_space = scheme.startswith("BMES")
     enc, n = pred.encoding, len(pred.tags)
-    starts = one_char_token_starts(enc.text, enc.offsets, enc.word_ids)
-    if starts is not None:  # most Chinese text: unit k is token k's one character
-        starts = starts[:n]
-        ends = [s + 1 for s in starts]
-        tags, tokens = list(pred.tags[: len(starts)]), range(len(starts))
+    starts, ends, tokens = unit_columns(enc.text, enc.offsets, enc.word_ids)
+    if n < len(enc):  # the caller asked to truncate: units of the tagged tokens only
+        keep = [i for i, t in enumerate(tokens) if t < n]
+        starts, ends, tokens = [starts[i] for i in keep], [ends[i] for i in keep], [tokens[i] for i in keep]
+    if tokens == list(range(n)):  # a unit per token, in order (most text): the tags as they are
+        tags = list(pred.tags)
     else:
-        units = [u for u in unit_tuples(enc.text, enc.offsets, enc.word_ids) if u[2] < n]
-        starts, ends, tokens = [u[0] for u in units], [u[1] for u in units], [u[2] for u in units]
         outside = "S" if scheme == "BMES-untyped" else "O"  # a unit no token covers, on its own
         tags = [pred.tags[t] if t >= 0 else outside for t in tokens]
     if with_scores:
