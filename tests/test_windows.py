@@ -189,3 +189,18 @@ def test_row_batches_hold_a_token_budget(article, tokenizer):
         longest = max(r[2] - r[1] for r in b) + 2
         assert len(b) <= 8 and (len(b) == 1 or len(b) * longest <= 400)
     assert any(len(b) == 8 for b in batches) and any(len(b) < 8 for b in batches)  # short rows fill a batch, long ones do not
+
+
+@pytest.mark.parametrize("breaks", [None, [5, 9, 30, 33, 60]])
+def test_owner_groups_read_every_token_from_its_owner(breaks):
+    """owner_groups copies windows that overlap nothing whole and picks owners only inside a
+    group of overlapping ones; token by token it must name the window owners() names."""
+    from zhbert.windows import owner_groups
+
+    spans = windows(70, 12, None, breaks, pack=False)
+    want = [spans[w] for w in owners(70, spans)]
+    got = []
+    for first, group, own in owner_groups(spans):
+        got += [group[0]] * (group[0][1] - group[0][0]) if own is None else [group[w] for w in own]
+    assert got == want
+    assert any(own is None for _, _, own in owner_groups(spans)) == (breaks is not None)

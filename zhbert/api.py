@@ -20,7 +20,7 @@ from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict
 from .heads.thresholds import apply_thresholds
 from .models_registry import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
-from .windows import owners, sentence_breaks, windows
+from .windows import owner_groups, owners, sentence_breaks, windows
 
 __all__ = [
     "load",
@@ -390,6 +390,7 @@ class MaskedLM:
         pooled, else ``{"offsets": [...], "vectors": (T, D) array}`` per text; default: lists.
         """
         from .fusion import LayerFusion, sequence_vector
+        from .heads.inference import row_batches, window_rows
         from .heads.inputs import window_batch
 
         _check_count("batch_size", batch_size)
@@ -408,13 +409,9 @@ class MaskedLM:
             encs = encode(tok, texts)
             # whole sentences packed into each window of a long text (zhbert.windows)
             spans = [windows(len(e), size, breaks=sentence_breaks(e.text, e.offsets) if len(e) > size else None) for e in encs]
-            rows = sorted(
-                ((i, w) for i, sp in enumerate(spans) for w in range(len(sp))), key=lambda r: spans[r[0]][r[1]][1] - spans[r[0]][r[1]][0]
-            )  # similar lengths share a batch
-            outputs: dict[tuple[int, int], torch.Tensor] = {}
-            for start in range(0, len(rows), batch_size):
-                chunk = rows[start : start + batch_size]
-                bodies = [encs[i].ids[spans[i][w][0] : spans[i][w][1]] for i, w in chunk]
+            outputs: dict[tuple[int, int], torch.Tensor] = {}  # (text, window start) -> sequence vector + its tokens
+            for chunk in row_batches(window_rows(spans, keep_empty=True), batch_size):  # similar lengths share a batch
+                bodies = [encs[i].ids[a:b] for i, a, b in chunk]
                 batch = {k: v.to(device) for k, v in window_batch(bodies, tok.cls_token_id, tok.sep_token_id, tok.pad_token_id).items()}
                 hidden = self.model.bert(**batch, output_hidden_states=True).hidden_states
                 fused = fusion(hidden).clone()
@@ -422,23 +419,23 @@ class MaskedLM:
                     pooled_cls = pooler(hidden[-1]) if pooler is not None else None
                     fused[:, 0] = sequence_vector(fusion, fused, batch["attention_mask"], pooled_cls)
                 fused = fused.float().cpu()
-                for r, (i, w) in enumerate(chunk):
-                    outputs[(i, w)] = fused[r, : len(bodies[r]) + 1]  # sequence vector + the window's tokens
+                for r, (i, a, b) in enumerate(chunk):
+                    outputs[(i, a)] = fused[r, : b - a + 1]
             out = []
             for i, enc in enumerate(encs):
-                own = owners(len(enc), spans[i])
-                vecs = [outputs[(i, own[k])][1 + k - spans[i][own[k]][0]] for k in range(len(enc))]
-                cls_vecs = torch.stack([outputs[(i, w)][0] for w in range(len(spans[i]))])
+                cls_vecs = torch.stack([outputs[(i, a)][0] for a, _ in spans[i]])
+                parts = []  # each token's vector from its owner window; windows that overlap nothing whole
+                for first, group, own in owner_groups([(a, b) for a, b in spans[i] if b > a]):
+                    if own is None:
+                        parts.append(outputs[(i, first)][1:])
+                    else:
+                        parts.append(torch.stack([outputs[(i, group[w][0])][1 + k - group[w][0]] for k, w in enumerate(own, start=first)]))
+                vecs = torch.cat(parts) if parts else torch.empty(0, cls_vecs.size(-1))
                 if pooled:  # [CLS] averaged over windows; an empty text has only [CLS]
-                    v = cls_vecs.mean(0) if fusion.pools_cls or not vecs else torch.stack(vecs).mean(0)
+                    v = cls_vecs.mean(0) if fusion.pools_cls or not len(vecs) else vecs.mean(0)
                     out.append(v.numpy() if return_tensors else v.tolist())
                 elif return_tensors:
-                    out.append(
-                        {
-                            "offsets": list(enc.offsets),
-                            "vectors": torch.stack(vecs).numpy() if vecs else torch.empty(0, cls_vecs.size(-1)).numpy(),
-                        }
-                    )
+                    out.append({"offsets": list(enc.offsets), "vectors": vecs.numpy()})
                 else:
                     out.append([{"start": s, "end": e, "vector": v.tolist()} for (s, e), v in zip(enc.offsets, vecs)])
             return out

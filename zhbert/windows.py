@@ -22,7 +22,7 @@ from __future__ import annotations
 import bisect
 import re
 
-__all__ = ["windows", "owners", "sentence_breaks", "SENTENCE_ENDS"]
+__all__ = ["windows", "owners", "owner_groups", "sentence_breaks", "SENTENCE_ENDS"]
 
 # A sentence ends after one of these (or a run of them, "？！", "……") and any closing
 # quotes or brackets that follow ("。」"); a line break ends one too.
@@ -152,3 +152,24 @@ def owners(n_tokens: int, spans: list[tuple[int, int]]) -> list[int]:
             if m > margin[k]:
                 margin[k], best[k] = m, w
     return best
+
+
+def owner_groups(spans: list[tuple[int, int]]) -> list[tuple[int, list[tuple[int, int]], list[int] | None]]:
+    """The windows of one text (in order) as groups of windows that overlap one another:
+    ``(first token, the group's windows, owner)``, where ``owner`` gives, for each token of the
+    group from its first, the index (in the group) of the window it is read from, or is
+    ``None`` for a window that overlaps nothing (all its tokens are its own). Sentence-aligned
+    windows are all groups of one, so a caller copies each window whole and only a sentence
+    longer than a window pays the per-token choice of :func:`owners`."""
+    out = []
+    g = 0
+    while g < len(spans):
+        h, end = g + 1, spans[g][1]
+        while h < len(spans) and spans[h][0] < end:
+            end = max(end, spans[h][1])
+            h += 1
+        group, first = spans[g:h], spans[g][0]
+        own = None if h == g + 1 else owners(end - first, [(a - first, b - first) for a, b in group])
+        out.append((first, group, own))
+        g = h
+    return out

@@ -18,7 +18,7 @@ import torch
 from ..tags import lenient_spans
 from ..text import unit_columns
 from ..tokenizer import Encoding, encode
-from ..windows import owners
+from ..windows import owner_groups
 from .inputs import TaskCollator, window_size
 from .model import ZhBertForTask
 
@@ -117,33 +117,22 @@ def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tenso
 
 
 def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
-    """Each token's tag and probability from its owner window's decoded path. Windows that
-    overlap nothing (sentence-aligned ones, or a text's one window) are copied whole; only a
-    group of overlapping windows (a sentence longer than a window) picks an owner per token, so
-    one such sentence costs a long text no more than it costs the sentence alone."""
+    """Each token's tag and probability from its owner window's decoded path (windows that
+    overlap nothing are copied whole: :func:`zhbert.windows.owner_groups`)."""
     out = []
     for i, enc in enumerate(encs):
-        spans = [(a, b) for a, b in text_spans[i] if b > a]
         tags: list[str] = []
         scores: list[float] = []
-        g = 0
-        while g < len(spans):
-            h, end = g + 1, spans[g][1]
-            while h < len(spans) and spans[h][0] < end:  # the windows overlapping this group
-                end = max(end, spans[h][1])
-                h += 1
-            group = spans[g:h]
-            if len(group) == 1:
-                a, b = group[0]
+        for first, group, own in owner_groups([(a, b) for a, b in text_spans[i] if b > a]):
+            if own is None:
+                (a, b) = group[0]
                 tags += [labels[t] for t in preds[(i, a)][: b - a]]
                 scores += probs[(i, a)][: b - a]
-            else:
-                first = group[0][0]
-                for k, w in enumerate(owners(end - first, [(a - first, b - first) for a, b in group]), start=first):
-                    a = group[w][0]
-                    tags.append(labels[preds[(i, a)][k - a]])
-                    scores.append(probs[(i, a)][k - a])
-            g = h
+                continue
+            for k, w in enumerate(own, start=first):
+                a = group[w][0]
+                tags.append(labels[preds[(i, a)][k - a]])
+                scores.append(probs[(i, a)][k - a])
         out.append(TokenTags(enc, tuple(tags), tuple(scores)))
     return out
 
