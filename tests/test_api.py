@@ -155,3 +155,22 @@ def test_fill_mask_orders(models):
     assert ltr[1].candidates != once[1].candidates  # the second mask saw the first one's answer
     with pytest.raises(ValueError, match="order must be one of confident, left-to-right, all-at-once"):
         lm.fill_mask(text, order="random")
+
+
+def test_int8_backend_segments_nearly_as_fp32(pd_sentences):
+    """``load(..., backend="int8")``: the linear layers become int8 (in place, so the head's
+    own reference follows); on real People's Daily sentences almost every word is the fp32
+    model's (bench/RESULTS.md: -0.15 PKU word F1 for 1.4-1.6x); a GPU or an unknown backend
+    is refused by name."""
+    texts = list(pd_sentences[:200])
+    fp32, int8 = zhbert.load("cws"), zhbert.load("cws", backend="int8")
+    assert any("quantized" in type(m).__module__ for m in int8.model.modules())
+    assert not any("quantized" in type(m).__module__ for m in fp32.model.modules())
+    assert int8.head is int8.model.head
+    want = {(k, w.start, w.end) for k, ws in enumerate(fp32(texts)) for w in ws}
+    got = {(k, w.start, w.end) for k, ws in enumerate(int8(texts)) for w in ws}
+    assert len(want & got) / len(want) >= 0.98
+    with pytest.raises(ValueError, match="backend must be one of torch, int8"):
+        zhbert.load("cws", backend="onnx")
+    with pytest.raises(ValueError, match="CPU only"):
+        zhbert.load("cws", device="cuda", backend="int8")

@@ -86,6 +86,8 @@ def test_predict_bad_input_and_model(ner_folder, tmp_path):
     assert r.returncode == 1 and f"{bad}:2" in r.stderr and "UTF-8" in r.stderr
     r = _zhbert("predict", "--model", str(tmp_path), str(bad))
     assert r.returncode == 1 and "config.json is missing" in r.stderr
+    r = _zhbert("predict", "--model", str(ner_folder), "--backend", "onnx", str(bad))
+    assert r.returncode == 1 and "backend must be one of torch, int8" in r.stderr
 
 
 def test_fill_mask_cli(tiny_encoder):
