@@ -8,6 +8,11 @@ data it saw: how many test texts (pairs: both sides) occur verbatim, after remov
 whitespace, in that training data.
 
     python bench/overlap.py            # the table for bench/RESULTS.md
+
+``cws-fast`` was also fitted on silver text (corpus sentences segmented by ``cws``,
+``corpora/silver_segmentation.py``); that file lives in ``runs/`` (regenerate it with the
+command in ``BUNDLED["cws-fast"]``), and it is compared sentence by sentence, the way it was
+written: each test text cut into sentences of at least 8 characters.
 """
 
 from __future__ import annotations
@@ -24,7 +29,10 @@ BUNDLED_TRAINING = {
     "ner": (("ner", "msra"), ["msra_ner/test", "msra_ner/test_bio", "peoples_daily_ner/test"]),
     "tagging": (("tagging", "usual"), ["smp2020_ewect_usual/test", "smp2020_ewect_virus/test"]),
     "matching": (("matching", "ocnli"), ["ocnli/dev", "lcqmc/test", "afqmc/dev"]),
+    # the news+weibo rows of its first passes; the last pass used the People's Daily part of the same rows
+    "cws-fast": (("cws", "news+weibo"), ["sighan2005_icwb2/pku_test", "nlpcc2016_weibo_cws/dev"]),
 }
+SILVER = {"cws-fast": "runs/silver/cws.txt"}  # extra training text, one segmented sentence per line
 
 _SPACE = re.compile(r"\s+")
 
@@ -47,6 +55,23 @@ def split_texts(name: str) -> list[str]:
     return [key(t) for t in ds[split.columns[0]]]
 
 
+def silver_overlap(model: str, path: str, tests: list[str]) -> None:
+    from pathlib import Path
+
+    from zhbert.data.peoples_daily import overlap_key, split_text_sentences
+
+    if not Path(path).is_file():
+        print(f"| {model} | {path}: not here (regenerate it to check) | | | | |")
+        return
+    with open(path, encoding="utf-8") as f:
+        seen = {overlap_key(key(line)) for line in f}
+    for test in tests:
+        sentences = [s for t in split_texts(test) for s in split_text_sentences(overlap_key(t)) if len(s) >= 8]
+        found = sum(s in seen for s in sentences)
+        share = f"{100 * found / len(sentences):.2f}%"
+        print(f"| {model} | {path} (silver) | {test}, sentences of 8+ chars | {len(sentences):,} | {found:,} | {share} |")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--models", nargs="*", default=list(BUNDLED_TRAINING))
@@ -62,6 +87,8 @@ def main() -> None:
             texts = [t for t in split_texts(test) if t]
             found = sum(t in seen for t in texts)
             print(f"| {model} | {data.name} (train) | {test} | {len(texts):,} | {found:,} | {100 * found / len(texts):.2f}% |")
+        if model in SILVER:
+            silver_overlap(model, SILVER[model], tests)
     print(f"\n({time.perf_counter() - start:.0f} s)")
 
 
