@@ -280,3 +280,37 @@ def test_study_long_end_to_end(tiny_encoder, tokenizer, tmp_path):
     assert "| documents, truncated to one window | 32 |" in (out / "long.md").read_text()
     docs, used = long_documents([{"text": "甲乙丙", "tags": ["O"] * 3}] * 5, 7)
     assert used == 3 and [d["text"] for d in docs] == ["甲乙丙" * 3]
+
+
+def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
+    """`zhbert study long-classification` on real 1,000+ character corpus excerpts: truncation,
+    windows pooled by mean and by mean-max, each model also read the other way; a rerun resumes."""
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+
+    out = tmp_path / "longcls"
+    argv = ["study", "long-classification", "-o", str(out), "--encoder", str(tiny_encoder), "--preset", "tiny", "--seed", "1"]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "long_classification.json").read_text(encoding="utf-8"))["rows"]
+    assert [(r["setting"], r["read"]) for r in rows] == [
+        ("truncated", "as trained"),
+        ("windows-mean", "as trained"),
+        ("windows-mean-max", "as trained"),
+        ("truncated", "every window (half-window stride)"),
+        ("windows-mean", "truncated (first window)"),
+        ("windows-mean-max", "truncated (first window)"),
+    ]
+    args = {s: json.loads((out / f"{s}-seed1" / "metrics.json").read_text())["arguments"] for s in ("truncated", "windows-mean-max")}
+    assert args["truncated"]["truncate"] and not args["windows-mean-max"]["truncate"]
+    assert args["windows-mean-max"]["window_pool"] == "mean-max" and args["truncated"]["dataset"] == "sources"
+    for r in rows:
+        assert len(r["accuracy"]) == 1 and 0 <= r["accuracy"][0] <= 1
+    # the saved model keeps the pooling it was trained with (the cross-read changes only truncation)
+    from zhbert.heads import load_head
+
+    assert load_head(out / "windows-mean-max-seed1" / "model").head.window_pool == "mean-max"
+    table = (out / "long_classification.md").read_text(encoding="utf-8")
+    again = CliRunner().invoke(app, argv)
+    assert again.exit_code == 0 and (out / "long_classification.md").read_text(encoding="utf-8") == table

@@ -500,6 +500,36 @@ def study_long(
     typer.echo(files["table"].read_text(encoding="utf-8"))
 
 
+@study_app.command("long-classification")
+def study_long_classification(
+    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, long_classification.md and .json"),
+    encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
+    dataset: str = typer.Option("sources", help="a tagging dataset of long texts (sources: 1,000-1,200 character corpus excerpts)"),
+    seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
+    batch_size: Optional[int] = typer.Option(None, help="documents per step (each is several windows)"),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None),
+    preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+) -> None:
+    """Long-text classification: truncation vs overlapping windows pooled by mean or mean-max, several seeds."""
+    from .errors import ZhbertError
+    from .studies.long_text import run_long_classification, write_long_classification_report
+
+    start = time.perf_counter()
+    options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+    if batch_size is not None:
+        options["batch_size"] = batch_size
+    try:
+        rows = run_long_classification(encoder, output, dataset, tuple(seeds), recipe_args=options)
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    meta = {"encoder": encoder, "dataset": dataset, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
+    files = write_long_classification_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
 @study_app.command("multitask")
 def study_multitask(
     output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, multitask.md and multitask.json"),

@@ -362,6 +362,21 @@ def _tagging_nlpcc2014() -> TaskData:
     )
 
 
+@dataset("tagging", "sources")
+def _tagging_sources() -> TaskData:
+    """Long documents: which corpus source a 1,000-1,200 character excerpt is from (issue 20, question 4)."""
+    from .source_excerpts import DEV_PER_LABEL, TEST_PER_LABEL, TRAIN_PER_LABEL, source_excerpts
+
+    labels, splits = source_excerpts()
+    notes = [
+        f"excerpts of 1,000-1,200 characters from the raw corpora, label = source ({', '.join(labels)}); "
+        f"{TRAIN_PER_LABEL}/{DEV_PER_LABEL}/{TEST_PER_LABEL} documents per label for train/dev/test, one excerpt each "
+        "(zhbert.data.source_excerpts)",
+        "the bundled encoders were pretrained on these documents (masked LM, no labels): the same for every way of reading them",
+    ]
+    return TaskData("tagging-sources", labels, splits["train"], splits["dev"], splits["test"], notes=notes)
+
+
 # --- sentence pairs -------------------------------------------------------------------------
 def _pair_rows(ds) -> list[dict]:
     return [{"text_a": a, "text_b": b, "label": l} for a, b, l in zip(ds["sentence1"], ds["sentence2"], ds["label"])]

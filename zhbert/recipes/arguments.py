@@ -35,6 +35,7 @@ class RecipeArguments:
         },
     )
     window_pool: str = field(default="mean", metadata={"help": "sequence heads: mean or mean-max over windows"})
+    truncate: bool = field(default=False, metadata={"help": "read only the first window of a long text (default: every window)"})
     pair_encoding: str = field(default="cross", metadata={"help": "pair heads: cross or bi"})
     preset: str = field(default="full", metadata={"help": "tiny (seconds on CPU, for tests) or full"})
     epochs: float = field(default=3.0, metadata={"help": "training epochs"})

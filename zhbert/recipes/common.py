@@ -162,6 +162,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         stride=args.stride,
         window_align=args.window_align,
         window_pool=args.window_pool,
+        truncate=args.truncate,
         pair_encoding=args.pair_encoding,
         **extra,
     )

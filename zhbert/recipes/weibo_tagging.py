@@ -8,7 +8,9 @@ usual / virus: SMP2020-EWECT, six emotions, train rows whose text is in dev/test
 dropped; accuracy and macro-F1 on the labelled test. nlpcc2014: NLPCC-2014 Weibo
 emotion, primary + secondary emotion per post (multi-label); per-label thresholds
 tuned on a held-out 15% of train; micro/macro-F1 and exact match on both gold test
-sets. Long posts go through sliding windows (--window, --window_pool).
+sets. sources: which of five corpus sources a 1,000-1,200 character excerpt comes from (the
+long-document task of ``zhbert study long-classification``). Long texts go through sliding
+windows (--window, --window_pool), or only the first window with --truncate.
 """
 
 from __future__ import annotations

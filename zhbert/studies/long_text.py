@@ -13,9 +13,18 @@ their gold entities carried along. One saved NER model then tags
   ``window_align="sentence"``) or whole sentences packed into each (``"packed"``), overlap
   only inside a sentence longer than a window,
 
-scored with seqeval on the same characters. Classification pooling (mean vs mean-max of
-window vectors) needs a labelled long-document classification task and training runs; this
-study does not measure it.
+scored with seqeval on the same characters.
+
+Classification (:func:`run_long_classification`) trains sequence heads on the ``sources``
+dataset (:mod:`zhbert.data.source_excerpts`: which corpus source a 1,000-1,200 character
+excerpt comes from), several seeds per setting, each run one call of the tagging recipe:
+
+* truncated: the head reads the first window only, in training and in scoring;
+* overlapping windows (half-window stride), the window vectors' mean;
+* the same windows, mean and max concatenated (``window_pool="mean-max"``).
+
+Each trained model is then also read the other way (truncated <-> all windows) without
+retraining, which separates what the training setting learned from what the reading sees.
 """
 
 from __future__ import annotations
@@ -25,7 +34,16 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-__all__ = ["LongRow", "long_documents", "run_long", "write_long_report"]
+__all__ = [
+    "LongRow",
+    "long_documents",
+    "run_long",
+    "write_long_report",
+    "CLASSIFICATION_SETTINGS",
+    "PoolRow",
+    "run_long_classification",
+    "write_long_classification_report",
+]
 
 
 @dataclass
@@ -130,3 +148,109 @@ def write_long_report(rows: list[LongRow], output: str | Path, meta: dict | None
         )
     (out / "long.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {"json": out / "long.json", "table": out / "long.md"}
+
+
+# --- classification: truncation vs windows, mean vs mean-max -----------------------------------
+CLASSIFICATION_SETTINGS = {  # name -> recipe arguments
+    "truncated": dict(truncate=True),
+    "windows-mean": dict(window_pool="mean"),
+    "windows-mean-max": dict(window_pool="mean-max"),
+}
+
+
+@dataclass
+class PoolRow:
+    setting: str  # how the head was trained (and read): CLASSIFICATION_SETTINGS
+    read: str  # "as trained", or the other reading of the same models
+    dataset: str
+    accuracy: list[float]
+    macro_f1: list[float]
+    seeds: list[int]
+
+
+def _read_other_way(run_dir: Path, truncate: bool, rows: list[dict], labels: int, batch_size: int) -> dict:
+    """Score a saved run's model reading the test texts truncated, or through every window."""
+    from ..heads import load_head, predict_scores
+    from ..metrics import classification_scores
+    from ..tokenizer import load_tokenizer
+
+    model, tokenizer = load_head(run_dir / "model").eval(), load_tokenizer(run_dir / "model")
+    model.head = replace(model.head, truncate=truncate)
+    probs = predict_scores(model, tokenizer, [r["text"] for r in rows], batch_size=batch_size)
+    return classification_scores([r["label"] for r in rows], probs.argmax(-1).tolist(), labels)
+
+
+def run_long_classification(
+    encoder: str,
+    output: str | Path,
+    dataset: str = "sources",
+    seeds=(1, 2, 3),
+    settings=tuple(CLASSIFICATION_SETTINGS),
+    cross_read: bool = True,
+    recipe_args: dict | None = None,
+) -> list[PoolRow]:
+    """Every setting x seed through the tagging recipe (finished runs are skipped on a rerun),
+    then, with ``cross_read``, each saved model read the other way on the same test texts."""
+    from ..data.tasks import load_task_data
+    from . import run_recipe
+
+    out = Path(output)
+    records: dict[tuple[str, int], dict] = {}
+    for seed in seeds:  # seed by seed: a study stopped early still has every setting once
+        for name in settings:
+            options = {**(recipe_args or {}), **CLASSIFICATION_SETTINGS[name]}
+            records[name, seed] = run_recipe("tagging", out / f"{name}-seed{seed}", dataset=dataset, encoder=encoder, seed=seed, **options)
+    rows = []
+    for name in settings:
+        recs = [records[name, s] for s in seeds]
+        rows.append(
+            PoolRow(
+                name,
+                "as trained",
+                recs[0]["dataset"],
+                [r["metrics"]["accuracy"] for r in recs],
+                [r["metrics"]["macro_f1"] for r in recs],
+                list(seeds),
+            )
+        )
+    if cross_read:
+        data = load_task_data("tagging", dataset)
+        test = data.test[: records[settings[0], seeds[0]]["arguments"]["max_eval_samples"]]  # what the runs scored
+        for name in settings:
+            truncate = not CLASSIFICATION_SETTINGS[name].get("truncate", False)
+            cache = out / f"{name}-read-{'truncated' if truncate else 'windows'}.json"
+            if cache.is_file():
+                scores = json.loads(cache.read_text(encoding="utf-8"))
+            else:
+                scores = [_read_other_way(out / f"{name}-seed{s}", truncate, test, len(data.labels), 64) for s in seeds]
+                cache.write_text(json.dumps(scores), encoding="utf-8")
+            read = "truncated (first window)" if truncate else "every window (half-window stride)"
+            rows.append(PoolRow(name, read, data.name, [x["accuracy"] for x in scores], [x["macro_f1"] for x in scores], list(seeds)))
+    return rows
+
+
+def _mean_sd(values: list[float]) -> str:
+    import statistics
+
+    m = 100 * statistics.fmean(values)
+    return f"{m:.2f} ± {100 * statistics.stdev(values):.2f}" if len(values) > 1 else f"{m:.2f}"
+
+
+def write_long_classification_report(rows: list[PoolRow], output: str | Path, meta: dict | None = None) -> dict[str, Path]:
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "long_classification.json").write_text(
+        json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8"
+    )
+    lines = [
+        "| trained as | read as | seeds | test accuracy | test macro-F1 | per seed (accuracy) |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.setting} | {r.read} | {len(r.seeds)} | {_mean_sd(r.accuracy)} | {_mean_sd(r.macro_f1)} | "
+            + ", ".join(f"{100 * a:.2f}" for a in r.accuracy)
+            + " |"
+        )
+    (out / "long_classification.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return {"json": out / "long_classification.json", "table": out / "long_classification.md"}
