@@ -312,5 +312,6 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
 
     assert load_head(out / "windows-mean-max-seed1" / "model").head.window_pool == "mean-max"
     table = (out / "long_classification.md").read_text(encoding="utf-8")
+    assert (out / "long_classification.png").read_bytes()[:4] == b"\x89PNG"
     again = CliRunner().invoke(app, argv)
     assert again.exit_code == 0 and (out / "long_classification.md").read_text(encoding="utf-8") == table

@@ -253,4 +253,37 @@ def write_long_classification_report(rows: list[PoolRow], output: str | Path, me
             + " |"
         )
     (out / "long_classification.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return {"json": out / "long_classification.json", "table": out / "long_classification.md"}
+    _plot_pooling(rows, out / "long_classification.png")
+    return {"json": out / "long_classification.json", "table": out / "long_classification.md", "plot": out / "long_classification.png"}
+
+
+def _reads_first_window(row: PoolRow) -> bool:
+    trained_truncated = CLASSIFICATION_SETTINGS.get(row.setting, {}).get("truncate", False)
+    return row.read.startswith("truncated") or (row.read == "as trained" and trained_truncated)
+
+
+def _plot_pooling(rows: list[PoolRow], path: Path) -> None:
+    """Test accuracy per training setting, read through the first window only beside every
+    window (one of the two is how it was trained), seed spread as error bars."""
+    import statistics
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    settings = list(dict.fromkeys(r.setting for r in rows))
+    fig, ax = plt.subplots(figsize=(6.5, 3.8))
+    for k, first_only in enumerate((True, False)):
+        found = [next((r for r in rows if r.setting == s and _reads_first_window(r) == first_only), None) for s in settings]
+        xs = [i + (k - 0.5) * 0.38 for i in range(len(settings))]
+        means = [100 * statistics.fmean(r.accuracy) if r else 0 for r in found]
+        spread = [100 * statistics.stdev(r.accuracy) if r and len(r.accuracy) > 1 else 0 for r in found]
+        ax.bar(xs, means, width=0.38, yerr=spread, capsize=3, label="read: first window only" if first_only else "read: every window")
+    ax.set_xticks(range(len(settings)), [f"trained: {s}" for s in settings], fontsize=8)
+    ax.set_ylabel(f"test accuracy (%), {rows[0].dataset}")
+    ax.set_ylim(bottom=max(0, min(100 * min(r.accuracy) for r in rows) - 10))
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
