@@ -39,7 +39,7 @@ from pathlib import Path
 from ..errors import DataFormatError
 from .paths import corpora_dir
 
-__all__ = ["SOURCE_LABELS", "source_excerpts", "excerpt", "EXCERPT_CHARS", "MIN_CHARS"]
+__all__ = ["SOURCE_LABELS", "source_excerpts", "excerpt", "long_documents_of", "EXCERPT_CHARS", "MIN_CHARS"]
 
 SOURCE_LABELS = {
     "news": "xinwenlianbo_cctv",
@@ -68,16 +68,19 @@ def excerpt(text: str, rng: random.Random, length: int = EXCERPT_CHARS, min_char
     return piece[: ends[-1]] if ends else piece
 
 
-def _documents(folder: Path) -> list[tuple[str, int, str]]:
-    """``(file, line, text)`` of every line of the folder's ``*.txt`` files."""
+def long_documents_of(folder: Path, min_chars: int = MIN_CHARS) -> list[tuple[str, int, str]]:
+    """``(file, line, text)`` of every line of ``min_chars``+ characters in the folder's ``*.txt`` files
+    (one line is one document in ``../shared/corpora``)."""
     files = sorted(folder.glob("*.txt"))
     if not files:
-        raise DataFormatError(str(folder), None, "no .txt files: this corpus source is needed for the 'sources' dataset")
+        raise DataFormatError(str(folder), None, "no .txt files: this corpus source is needed for the long-document datasets")
     docs = []
     for f in files:
         with open(f, encoding="utf-8") as fh:
             for n, line in enumerate(fh, 1):
-                docs.append((f.name, n, line.rstrip("\n")))
+                text = line.rstrip("\n")
+                if len(text) >= min_chars:
+                    docs.append((f.name, n, text))
     return docs
 
 
@@ -94,7 +97,7 @@ def source_excerpts(
     labels = list(SOURCE_LABELS)
     splits: dict[str, list[dict]] = {"train": [], "dev": [], "test": []}
     for label_id, (label, folder) in enumerate(SOURCE_LABELS.items()):
-        docs = [d for d in _documents(root / folder) if len(d[2]) >= MIN_CHARS]
+        docs = long_documents_of(root / folder)
         need = train + dev + test
         if len(docs) < need:
             raise DataFormatError(str(root / folder), None, f"{len(docs)} documents of {MIN_CHARS}+ characters, {need} needed")

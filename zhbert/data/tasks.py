@@ -377,6 +377,23 @@ def _tagging_sources() -> TaskData:
     return TaskData("tagging-sources", labels, splits["train"], splits["dev"], splits["test"], notes=notes)
 
 
+@dataset("tagging", "post-in-news")
+def _tagging_post_in_news() -> TaskData:
+    """Long documents with the evidence in one place: an angry or happy Weibo post hidden in a news transcript."""
+    from .post_in_news import HOST_FOLDER, POST_CHARS, POST_LABELS, post_in_news
+
+    usual = _tagging_usual()
+    splits = post_in_news(usual)
+    notes = [
+        f"one SMP2020-EWECT usual post ({'/'.join(POST_LABELS)}, {POST_CHARS[0]}-{POST_CHARS[1]} characters; train posts from its "
+        f"train split, dev from dev, test from test) inserted at a random sentence boundary of a 1,000-1,200 character excerpt "
+        f"of a {HOST_FOLDER} transcript; label = the post's emotion; no transcript in two splits (zhbert.data.post_in_news)",
+        usual.notes[0],
+        "the bundled encoders were pretrained on the transcripts and the usual train posts (masked LM, no labels)",
+    ]
+    return TaskData("tagging-post-in-news", POST_LABELS, splits["train"], splits["dev"], splits["test"], notes=notes)
+
+
 # --- sentence pairs -------------------------------------------------------------------------
 def _pair_rows(ds) -> list[dict]:
     return [{"text_a": a, "text_b": b, "label": l} for a, b, l in zip(ds["sentence1"], ds["sentence2"], ds["label"])]
