@@ -3,6 +3,8 @@ dozen real examples (recipe preset ``tiny``): the tables, plots and claims they 
 
 import json
 
+import pytest
+
 from zhbert.studies.modes import ModeRow, literature_claims
 
 
@@ -283,15 +285,17 @@ def test_study_long_end_to_end(tiny_encoder, tokenizer, tmp_path):
 
 
 def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
-    """`zhbert study long-classification` on real 1,000+ character corpus excerpts: truncation,
-    windows pooled by mean and by mean-max, each model also read the other way; a rerun resumes."""
+    """`zhbert study long-classification` on real 1,000+ character documents (post-in-news: a
+    Weibo post hidden in a news transcript): truncation, windows pooled by mean and by mean-max,
+    each model also read the other way, every reading also scored by where the post is; a rerun resumes."""
     from typer.testing import CliRunner
 
     from zhbert.cli import app
+    from zhbert.data.tasks import load_task_data
 
     out = tmp_path / "longcls"
     argv = ["study", "long-classification", "-o", str(out), "--encoder", str(tiny_encoder), "--preset", "tiny", "--seed", "1"]
-    res = CliRunner().invoke(app, argv)
+    res = CliRunner().invoke(app, argv + ["--dataset", "post-in-news"])
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "long_classification.json").read_text(encoding="utf-8"))["rows"]
     assert [(r["setting"], r["read"]) for r in rows] == [
@@ -304,14 +308,25 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
     ]
     args = {s: json.loads((out / f"{s}-seed1" / "metrics.json").read_text())["arguments"] for s in ("truncated", "windows-mean-max")}
     assert args["truncated"]["truncate"] and not args["windows-mean-max"]["truncate"]
-    assert args["windows-mean-max"]["window_pool"] == "mean-max" and args["truncated"]["dataset"] == "sources"
+    assert args["windows-mean-max"]["window_pool"] == "mean-max" and args["truncated"]["dataset"] == "post-in-news"
+    # every reading split by where the post sits; the two parts add up to the whole
+    scored = load_task_data("tagging", "post-in-news").test[: args["truncated"]["max_eval_samples"]]
+    n_first = rows[0]["documents_evidence_first_window"]
+    assert 0 <= n_first < len(scored) and all(r["documents_evidence_first_window"] == n_first for r in rows)
+    # the tiny encoder's window (64 positions) holds at least 60 characters of this text and at most 200
+    assert (
+        sum(r["position"] + len(r["post"]) <= 60 for r in scored) <= n_first <= sum(r["position"] + len(r["post"]) <= 200 for r in scored)
+    )
     for r in rows:
         assert len(r["accuracy"]) == 1 and 0 <= r["accuracy"][0] <= 1
+        parts = (r["evidence_first_window"][0] * n_first if n_first else 0) + r["evidence_later"][0] * (len(scored) - n_first)
+        assert parts == pytest.approx(r["accuracy"][0] * len(scored))
     # the saved model keeps the pooling it was trained with (the cross-read changes only truncation)
     from zhbert.heads import load_head
 
     assert load_head(out / "windows-mean-max-seed1" / "model").head.window_pool == "mean-max"
     table = (out / "long_classification.md").read_text(encoding="utf-8")
+    assert f"evidence in the first window ({n_first} documents) | evidence later |" in table
     assert (out / "long_classification.png").read_bytes()[:4] == b"\x89PNG"
-    again = CliRunner().invoke(app, argv)
+    again = CliRunner().invoke(app, argv + ["--dataset", "post-in-news"])
     assert again.exit_code == 0 and (out / "long_classification.md").read_text(encoding="utf-8") == table

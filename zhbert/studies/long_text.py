@@ -16,7 +16,7 @@ their gold entities carried along. One saved NER model then tags
 scored with seqeval on the same characters.
 
 Classification (:func:`run_long_classification`) trains sequence heads on the ``sources``
-dataset (:mod:`zhbert.data.source_excerpts`: which corpus source a 1,000-1,200 character
+dataset by default (:mod:`zhbert.data.source_excerpts`: which corpus source a 1,000-1,200 character
 excerpt comes from), several seeds per setting, each run one call of the tagging recipe:
 
 * truncated: the head reads the first window only, in training and in scoring;
@@ -25,6 +25,9 @@ excerpt comes from), several seeds per setting, each run one call of the tagging
 
 Each trained model is then also read the other way (truncated <-> all windows) without
 retraining, which separates what the training setting learned from what the reading sees.
+On ``post-in-news`` (:mod:`zhbert.data.post_in_news`: the evidence is one Weibo post hidden in
+a news transcript) every reading is also scored apart on the documents whose post lies inside
+the first window and on the rest, where only the windows can see it.
 """
 
 from __future__ import annotations
@@ -166,18 +169,52 @@ class PoolRow:
     accuracy: list[float]
     macro_f1: list[float]
     seeds: list[int]
+    # datasets whose rows say where the evidence is (``position`` and ``post``: post-in-news):
+    # accuracy per seed on the documents whose evidence ends inside the first window, and on the rest
+    evidence_first_window: list[float] | None = None
+    evidence_later: list[float] | None = None
+    documents_evidence_first_window: int | None = None  # of the scored documents
 
 
-def _read_other_way(run_dir: Path, truncate: bool, rows: list[dict], labels: int, batch_size: int) -> dict:
-    """Score a saved run's model reading the test texts truncated, or through every window."""
+def _predictions(run_dir: Path, truncate: bool, rows: list[dict], batch_size: int) -> list[int]:
+    """A saved run's predicted labels for ``rows``, reading each text truncated to its first
+    window or through every window; cached in the run's folder (a rerun reads the cache)."""
     from ..heads import load_head, predict_scores
-    from ..metrics import classification_scores
     from ..tokenizer import load_tokenizer
 
+    cache = run_dir / f"test-predictions-{'truncated' if truncate else 'windows'}.json"
+    if cache.is_file():
+        found = json.loads(cache.read_text(encoding="utf-8"))
+        if len(found) == len(rows):
+            return found
     model, tokenizer = load_head(run_dir / "model").eval(), load_tokenizer(run_dir / "model")
     model.head = replace(model.head, truncate=truncate)
-    probs = predict_scores(model, tokenizer, [r["text"] for r in rows], batch_size=batch_size)
-    return classification_scores([r["label"] for r in rows], probs.argmax(-1).tolist(), labels)
+    predicted = predict_scores(model, tokenizer, [r["text"] for r in rows], batch_size=batch_size).argmax(-1).tolist()
+    cache.write_text(json.dumps(predicted), encoding="utf-8")
+    return predicted
+
+
+def evidence_in_first_window(run_dir: Path, rows: list[dict]) -> list[bool] | None:
+    """Per row, whether its evidence (``post`` at ``position``) ends inside the first window
+    the saved model reads; None when the rows do not say where their evidence is."""
+    if not rows or "position" not in rows[0]:
+        return None
+    from transformers import AutoConfig
+
+    from ..heads import load_head
+    from ..heads.inputs import window_size
+    from ..tokenizer import encode, load_tokenizer
+
+    head = load_head(run_dir / "model").head
+    body = window_size(head, AutoConfig.from_pretrained(run_dir / "model")) - 2  # [CLS] and [SEP]
+    encodings = encode(load_tokenizer(run_dir / "model"), [r["text"] for r in rows])
+    first_window_end = [e.offsets[min(body, len(e.offsets)) - 1][1] for e in encodings]  # characters the first window covers
+    return [r["position"] + len(r["post"]) <= end for r, end in zip(rows, first_window_end)]
+
+
+def _accuracy(gold: list[int], predicted: list[int], keep: list[bool]) -> float:
+    pairs = [(g, p) for g, p, k in zip(gold, predicted, keep) if k]
+    return sum(g == p for g, p in pairs) / len(pairs) if pairs else float("nan")
 
 
 def run_long_classification(
@@ -190,8 +227,11 @@ def run_long_classification(
     recipe_args: dict | None = None,
 ) -> list[PoolRow]:
     """Every setting x seed through the tagging recipe (finished runs are skipped on a rerun),
-    then, with ``cross_read``, each saved model read the other way on the same test texts."""
+    then, with ``cross_read``, each saved model read the other way on the same test texts.
+    When the dataset's rows say where their evidence is, every row also gets the accuracy on
+    the documents whose evidence is inside the first window and on the rest."""
     from ..data.tasks import load_task_data
+    from ..metrics import classification_scores
     from . import run_recipe
 
     out = Path(output)
@@ -200,33 +240,33 @@ def run_long_classification(
         for name in settings:
             options = {**(recipe_args or {}), **CLASSIFICATION_SETTINGS[name]}
             records[name, seed] = run_recipe("tagging", out / f"{name}-seed{seed}", dataset=dataset, encoder=encoder, seed=seed, **options)
+    data = load_task_data("tagging", dataset)
+    test = data.test[: records[settings[0], seeds[0]]["arguments"]["max_eval_samples"]]  # what the runs scored
+    gold = [r["label"] for r in test]
+    in_first = evidence_in_first_window(out / f"{settings[0]}-seed{seeds[0]}", test)
     rows = []
     for name in settings:
-        recs = [records[name, s] for s in seeds]
-        rows.append(
-            PoolRow(
-                name,
-                "as trained",
-                recs[0]["dataset"],
-                [r["metrics"]["accuracy"] for r in recs],
-                [r["metrics"]["macro_f1"] for r in recs],
-                list(seeds),
-            )
-        )
-    if cross_read:
-        data = load_task_data("tagging", dataset)
-        test = data.test[: records[settings[0], seeds[0]]["arguments"]["max_eval_samples"]]  # what the runs scored
-        for name in settings:
-            truncate = not CLASSIFICATION_SETTINGS[name].get("truncate", False)
-            cache = out / f"{name}-read-{'truncated' if truncate else 'windows'}.json"
-            if cache.is_file():
-                scores = json.loads(cache.read_text(encoding="utf-8"))
-            else:
-                scores = [_read_other_way(out / f"{name}-seed{s}", truncate, test, len(data.labels), 64) for s in seeds]
-                cache.write_text(json.dumps(scores), encoding="utf-8")
-            read = "truncated (first window)" if truncate else "every window (half-window stride)"
-            rows.append(PoolRow(name, read, data.name, [x["accuracy"] for x in scores], [x["macro_f1"] for x in scores], list(seeds)))
-    return rows
+        trained_truncated = CLASSIFICATION_SETTINGS[name].get("truncate", False)
+        readings = [("as trained", trained_truncated)]
+        if cross_read:
+            other = "truncated (first window)" if not trained_truncated else "every window (half-window stride)"
+            readings.append((other, not trained_truncated))
+        for read, truncate in readings:
+            recs = [records[name, s] for s in seeds]
+            if read == "as trained":  # the recipe's own scores
+                accuracy, macro_f1 = [r["metrics"]["accuracy"] for r in recs], [r["metrics"]["macro_f1"] for r in recs]
+            if read != "as trained" or in_first is not None:
+                predicted = [_predictions(out / f"{name}-seed{s}", truncate, test, 64) for s in seeds]
+            if read != "as trained":
+                scores = [classification_scores(gold, p, len(data.labels)) for p in predicted]
+                accuracy, macro_f1 = [x["accuracy"] for x in scores], [x["macro_f1"] for x in scores]
+            row = PoolRow(name, read, recs[0]["dataset"], accuracy, macro_f1, list(seeds))
+            if in_first is not None:
+                row.evidence_first_window = [_accuracy(gold, p, in_first) for p in predicted]
+                row.evidence_later = [_accuracy(gold, p, [not k for k in in_first]) for p in predicted]
+                row.documents_evidence_first_window = sum(in_first)
+            rows.append(row)
+    return sorted(rows, key=lambda r: r.read != "as trained")  # as trained first, then the cross-reads
 
 
 def _mean_sd(values: list[float]) -> str:
@@ -242,16 +282,21 @@ def write_long_classification_report(rows: list[PoolRow], output: str | Path, me
     (out / "long_classification.json").write_text(
         json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8"
     )
-    lines = [
-        "| trained as | read as | seeds | test accuracy | test macro-F1 | per seed (accuracy) |",
-        "|---|---|---:|---:|---:|---|",
-    ]
+    located = [r for r in rows if r.evidence_first_window is not None]
+    lines = ["| trained as | read as | seeds | test accuracy | test macro-F1 | per seed (accuracy) |", "|---|---|---:|---:|---:|---|"]
+    if located:  # where the evidence sits: inside the first window, or past it
+        n = located[0].documents_evidence_first_window
+        lines[0] += f" evidence in the first window ({n} documents) | evidence later |"
+        lines[1] += "---:|---:|"
     for r in rows:
-        lines.append(
+        line = (
             f"| {r.setting} | {r.read} | {len(r.seeds)} | {_mean_sd(r.accuracy)} | {_mean_sd(r.macro_f1)} | "
             + ", ".join(f"{100 * a:.2f}" for a in r.accuracy)
             + " |"
         )
+        if located:
+            line += f" {_mean_sd(r.evidence_first_window)} | {_mean_sd(r.evidence_later)} |" if r.evidence_first_window else " – | – |"
+        lines.append(line)
     (out / "long_classification.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
     _plot_pooling(rows, out / "long_classification.png")
     return {"json": out / "long_classification.json", "table": out / "long_classification.md", "plot": out / "long_classification.png"}
