@@ -33,6 +33,21 @@ def test_literature_claims_read_the_numbers():
     rows[0] = _row("matching", "finetune", "cls", 0.70, 0.71)
     assert {c["claim"].split(",")[0]: c for c in literature_claims(rows)}["for pairs"]["holds"] is False
     assert literature_claims(rows[3:])[0]["holds"] is None  # no pairs measured: not claimed either way
+    assert claims["for single-text classification"]["holds"] is None  # no Weibo tagging measured
+    # Weibo tagging: concat-last-4 beats [CLS] by more than the seed spread when fine-tuned, not when frozen
+    rows += [
+        _row("tagging", "finetune", "cls", 0.66, 0.67),
+        _row("tagging", "finetune", "concat-last-4", 0.685, 0.69),
+        _row("tagging", "finetune", "last", 0.70, 0.70),  # not a fusion: does not count
+        _row("tagging", "frozen", "cls", 0.50, 0.52),
+        _row("tagging", "frozen", "scalar-mix", 0.50, 0.53),
+    ]
+    single = {c["claim"].split(",")[0]: c for c in literature_claims(rows)}["for single-text classification"]
+    assert (
+        single["holds"] == "partly"
+        and "finetune: best fusion concat-last-4 68.75" in single["evidence"]
+        and "(+2.25)" in single["evidence"]
+    )
 
 
 def test_study_modes_end_to_end(tiny_encoder, tmp_path):
