@@ -320,10 +320,15 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
         ("truncated", "every window (half-window stride)"),
         ("windows-mean", "truncated (first window)"),
         ("windows-mean-max", "truncated (first window)"),
+        ("truncated", "the post alone"),
+        ("windows-mean", "the post alone"),
+        ("windows-mean-max", "the post alone"),
     ]
     args = {s: json.loads((out / f"{s}-seed1" / "metrics.json").read_text())["arguments"] for s in ("truncated", "windows-mean-max")}
     assert args["truncated"]["truncate"] and not args["windows-mean-max"]["truncate"]
     assert args["windows-mean-max"]["window_pool"] == "mean-max" and args["truncated"]["dataset"] == "post-in-news"
+    rows, alone = rows[:6], rows[6:]
+    assert all(r["evidence_first_window"] is None for r in alone)
     # every reading split by where the post sits; the two parts add up to the whole
     scored = load_task_data("tagging", "post-in-news").test[: args["truncated"]["max_eval_samples"]]
     n_first = rows[0]["documents_evidence_first_window"]

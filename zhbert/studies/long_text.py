@@ -27,7 +27,8 @@ Each trained model is then also read the other way (truncated <-> all windows) w
 retraining, which separates what the training setting learned from what the reading sees.
 On ``post-in-news`` (:mod:`zhbert.data.post_in_news`: the evidence is one Weibo post hidden in
 a news transcript) every reading is also scored apart on the documents whose post lies inside
-the first window and on the rest, where only the windows can see it.
+the first window and on the rest, where only the windows can see it, and each model also reads
+the posts alone: the most a long reading could keep.
 """
 
 from __future__ import annotations
@@ -176,20 +177,20 @@ class PoolRow:
     documents_evidence_first_window: int | None = None  # of the scored documents
 
 
-def _predictions(run_dir: Path, truncate: bool, rows: list[dict], batch_size: int) -> list[int]:
-    """A saved run's predicted labels for ``rows``, reading each text truncated to its first
-    window or through every window; cached in the run's folder (a rerun reads the cache)."""
+def _predictions(run_dir: Path, reading: str, texts: list[str], truncate: bool, batch_size: int) -> list[int]:
+    """A saved run's predicted labels for ``texts`` (truncated to the first window, or through
+    every window), cached in the run's folder under ``reading`` (a rerun reads the cache)."""
     from ..heads import load_head, predict_scores
     from ..tokenizer import load_tokenizer
 
-    cache = run_dir / f"test-predictions-{'truncated' if truncate else 'windows'}.json"
+    cache = run_dir / f"test-predictions-{reading}.json"
     if cache.is_file():
         found = json.loads(cache.read_text(encoding="utf-8"))
-        if len(found) == len(rows):
+        if len(found) == len(texts):
             return found
     model, tokenizer = load_head(run_dir / "model").eval(), load_tokenizer(run_dir / "model")
     model.head = replace(model.head, truncate=truncate)
-    predicted = predict_scores(model, tokenizer, [r["text"] for r in rows], batch_size=batch_size).argmax(-1).tolist()
+    predicted = predict_scores(model, tokenizer, texts, batch_size=batch_size).argmax(-1).tolist()
     cache.write_text(json.dumps(predicted), encoding="utf-8")
     return predicted
 
@@ -244,29 +245,34 @@ def run_long_classification(
     test = data.test[: records[settings[0], seeds[0]]["arguments"]["max_eval_samples"]]  # what the runs scored
     gold = [r["label"] for r in test]
     in_first = evidence_in_first_window(out / f"{settings[0]}-seed{seeds[0]}", test)
+    texts = [r["text"] for r in test]
     rows = []
     for name in settings:
         trained_truncated = CLASSIFICATION_SETTINGS[name].get("truncate", False)
-        readings = [("as trained", trained_truncated)]
+        readings = [("as trained", trained_truncated, texts)]  # (read as, truncate, texts)
         if cross_read:
             other = "truncated (first window)" if not trained_truncated else "every window (half-window stride)"
-            readings.append((other, not trained_truncated))
-        for read, truncate in readings:
+            readings.append((other, not trained_truncated, texts))
+        if "post" in test[0]:  # the evidence alone: how much of it each long reading keeps
+            readings.append(("the post alone", False, [r["post"] for r in test]))
+        for read, truncate, inputs in readings:
             recs = [records[name, s] for s in seeds]
             if read == "as trained":  # the recipe's own scores
                 accuracy, macro_f1 = [r["metrics"]["accuracy"] for r in recs], [r["metrics"]["macro_f1"] for r in recs]
             if read != "as trained" or in_first is not None:
-                predicted = [_predictions(out / f"{name}-seed{s}", truncate, test, 64) for s in seeds]
+                cache = "post" if read == "the post alone" else "truncated" if truncate else "windows"
+                predicted = [_predictions(out / f"{name}-seed{s}", cache, inputs, truncate, 64) for s in seeds]
             if read != "as trained":
                 scores = [classification_scores(gold, p, len(data.labels)) for p in predicted]
                 accuracy, macro_f1 = [x["accuracy"] for x in scores], [x["macro_f1"] for x in scores]
             row = PoolRow(name, read, recs[0]["dataset"], accuracy, macro_f1, list(seeds))
-            if in_first is not None:
+            if in_first is not None and read != "the post alone":
                 row.evidence_first_window = [_accuracy(gold, p, in_first) for p in predicted]
                 row.evidence_later = [_accuracy(gold, p, [not k for k in in_first]) for p in predicted]
                 row.documents_evidence_first_window = sum(in_first)
             rows.append(row)
-    return sorted(rows, key=lambda r: r.read != "as trained")  # as trained first, then the cross-reads
+    # as trained first, then the cross-reads, then the post alone
+    return sorted(rows, key=lambda r: 0 if r.read == "as trained" else 2 if r.read == "the post alone" else 1)
 
 
 def _mean_sd(values: list[float]) -> str:
@@ -318,13 +324,18 @@ def _plot_pooling(rows: list[PoolRow], path: Path) -> None:
     import matplotlib.pyplot as plt
 
     settings = list(dict.fromkeys(r.setting for r in rows))
+    readings = [("read: first window only", lambda r: r.read != "the post alone" and _reads_first_window(r))]
+    readings.append(("read: every window", lambda r: r.read != "the post alone" and not _reads_first_window(r)))
+    if any(r.read == "the post alone" for r in rows):
+        readings.append(("read: the post alone", lambda r: r.read == "the post alone"))
+    width = 0.76 / len(readings)
     fig, ax = plt.subplots(figsize=(6.5, 3.8))
-    for k, first_only in enumerate((True, False)):
-        found = [next((r for r in rows if r.setting == s and _reads_first_window(r) == first_only), None) for s in settings]
-        xs = [i + (k - 0.5) * 0.38 for i in range(len(settings))]
+    for k, (label, wanted) in enumerate(readings):
+        found = [next((r for r in rows if r.setting == s and wanted(r)), None) for s in settings]
+        xs = [i + (k - (len(readings) - 1) / 2) * width for i in range(len(settings))]
         means = [100 * statistics.fmean(r.accuracy) if r else 0 for r in found]
         spread = [100 * statistics.stdev(r.accuracy) if r and len(r.accuracy) > 1 else 0 for r in found]
-        ax.bar(xs, means, width=0.38, yerr=spread, capsize=3, label="read: first window only" if first_only else "read: every window")
+        ax.bar(xs, means, width=width, yerr=spread, capsize=3, label=label)
     ax.set_xticks(range(len(settings)), [f"trained: {s}" for s in settings], fontsize=8)
     ax.set_ylabel(f"test accuracy (%), {rows[0].dataset}")
     ax.set_ylim(bottom=max(0, min(100 * min(r.accuracy) for r in rows) - 10))
