@@ -168,3 +168,17 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
         text=True,
     )
     assert bad.returncode != 0 and "cws only" in bad.stderr
+
+
+def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
+    """`--score_on dev`: settings (a learning rate, say) chosen without looking at test."""
+    from zhbert.data.tasks import load_task_data
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import load_splits
+
+    full = load_task_data("tagging", "usual")
+    data = load_splits(RecipeArguments(dataset="usual", score_on="dev", max_eval_samples=300), "tagging")
+    assert data.test == full.dev[:300] and data.eval_split == "dev" and "scored on the dev split" in data.notes[-1]
+    assert load_splits(RecipeArguments(dataset="usual"), "tagging").test == full.test
+    with pytest.raises(ValueError, match="--score_on must be test or dev"):
+        load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")

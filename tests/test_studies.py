@@ -81,6 +81,8 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
         "tiny",
         "--finetune-learning-rate",
         "3e-4",
+        "--frozen-learning-rate",
+        "2e-3",
     ]
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
@@ -95,8 +97,8 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
         run = json.loads((out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "metrics.json").read_text())
         assert run["arguments"]["mode"] == r["mode"] and run["arguments"]["representation"] == r["representation"]
         assert run["arguments"]["seed"] == 2 and run["score"] == r["scores"][1]
-        # the fine-tuning LR reaches fine-tuned runs only; feature-based heads keep their own default
-        assert run["arguments"]["learning_rate"] == (3e-4 if r["mode"] == "finetune" else None)
+        # each mode gets its own learning rate (one shared LR would be the frozen heads' LR as well)
+        assert run["arguments"]["learning_rate"] == (3e-4 if r["mode"] == "finetune" else 2e-3)
         assert not (out / r["task"] / f"{r['mode']}-{r['representation']}-seed2" / "model").exists()
     table = (out / "modes.md").read_text(encoding="utf-8")
     assert "Weighted Sum Last Four Hidden" in table and "claim from the literature" in table

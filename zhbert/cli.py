@@ -370,18 +370,22 @@ def study_modes(
     finetune_learning_rate: Optional[float] = typer.Option(
         None, help="encoder LR of fine-tuned runs (recipe default 5e-5); feature-based runs keep their 1e-3 head LR"
     ),
+    frozen_learning_rate: Optional[float] = typer.Option(None, help="head LR of feature-based runs (recipe default 1e-3)"),
+    modes: Optional[List[str]] = typer.Option(None, "--mode", help="finetune and/or frozen (repeat the flag); default: both"),
 ) -> None:
     """Fine-tune vs feature-based x every representation, several seeds; BERT Table 7 on Chinese."""
     from .fusion import REPRESENTATIONS
+    from .heads.config import MODES
     from .studies import STUDY_TASKS
     from .studies.modes import run_modes, write_modes_report
 
     tasks = tasks or list(STUDY_TASKS)
     bad = [t for t in tasks if t not in STUDY_TASKS] + [r for r in representations or [] if r not in REPRESENTATIONS]
+    bad += [m for m in modes or [] if m not in MODES]
     if bad:
         _fail(
-            f"unknown task or representation: {', '.join(bad)}; tasks: {', '.join(STUDY_TASKS)}; "
-            f"representations: {', '.join(REPRESENTATIONS)}",
+            f"unknown task, representation or mode: {', '.join(bad)}; tasks: {', '.join(STUDY_TASKS)}; "
+            f"representations: {', '.join(REPRESENTATIONS)}; modes: {', '.join(MODES)}",
             code=2,
         )
     start = time.perf_counter()
@@ -395,6 +399,8 @@ def study_modes(
             bert_table=bert_table,
             recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
             finetune_learning_rate=finetune_learning_rate,
+            frozen_learning_rate=frozen_learning_rate,
+            modes=tuple(modes or MODES),
         )
     except RuntimeError as e:
         _fail(str(e))

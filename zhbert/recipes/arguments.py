@@ -51,6 +51,10 @@ class RecipeArguments:
     )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
+    score_on: str = field(
+        default="test",
+        metadata={"help": "the split scored: test, or dev (to choose settings such as a learning rate without looking at test)"},
+    )
     output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
     save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})

@@ -52,6 +52,11 @@ def load_splits(args: RecipeArguments, task: str):
     from ..data.tasks import load_task_data
 
     data = load_task_data(task, args.dataset)
+    if args.score_on not in ("test", "dev"):
+        raise ValueError(f"--score_on must be test or dev, got {args.score_on!r}")
+    if args.score_on == "dev":  # the dev split takes the test split's place; a second test set is not scored
+        note = f"scored on the dev split (--score_on dev), not on {data.eval_split}"
+        data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
     train = subsample(data.train, args.max_train_samples)
     if args.extra_train:
         train, data = _with_extra_train(args.extra_train, task, train, data)

@@ -55,20 +55,22 @@ def run_modes(
     bert_table: bool = True,
     recipe_args: dict | None = None,
     finetune_learning_rate: float | None = None,
+    frozen_learning_rate: float | None = None,
 ) -> list[ModeRow]:
     """Every mode x representation per task, ``len(seeds)`` runs each; plus the extra
     feature-based NER rows of the BERT paper's table when ``bert_table`` and NER is studied.
     ``finetune_learning_rate`` sets the encoder LR of fine-tuned runs only: one shared
     ``learning_rate`` would also become the head LR of the feature-based runs, whose
-    recipe default (1e-3) suits a head trained alone."""
+    recipe default (1e-3) suits a head trained alone; ``frozen_learning_rate`` sets theirs
+    (a head over frozen features may need a hotter one to converge in the same steps)."""
     out = Path(output)
     plan: list[tuple[str, str, str]] = [(t, m, r) for t in tasks for m, r in mode_grid(t, modes, representations)]
     if bert_table and "ner" in tasks:
-        plan += [("ner", m, r) for _, m, r in BERT_TABLE if ("ner", m, r) not in plan]
+        plan += [("ner", m, r) for _, m, r in BERT_TABLE if m in modes and ("ner", m, r) not in plan]
     rows = []
     for task, mode, rep in plan:
         scores, record = [], None
-        lr = finetune_learning_rate if mode == "finetune" else None
+        lr = finetune_learning_rate if mode == "finetune" else frozen_learning_rate
         for seed in seeds:
             record = run_recipe(
                 task,
