@@ -7,6 +7,7 @@ from collections import Counter
 import pytest
 
 from zhbert.data.post_in_news import HOST_FOLDER, POST_LABELS, insert_post
+from zhbert.data.source_excerpts import document_at
 from zhbert.data.tasks import load_task_data
 from zhbert.data.weibo import EWECT_LABELS
 
@@ -21,17 +22,6 @@ def usual():
     return load_task_data("tagging", "usual")
 
 
-def _host_line(source: str) -> str:
-    from zhbert.data.paths import corpora_dir
-
-    where, line = source.rsplit(":", 1)
-    with open(corpora_dir() / where, encoding="utf-8") as f:
-        for n, text in enumerate(f, 1):
-            if n == int(line):
-                return text.rstrip("\n")
-    raise AssertionError(f"{source}: no such line")
-
-
 def test_each_document_is_a_transcript_excerpt_with_one_post_of_its_label_at_a_sentence_boundary(data, usual):
     assert data.labels == POST_LABELS
     assert (len(data.train), len(data.dev), len(data.test)) == (1000, 200, 500)
@@ -44,7 +34,7 @@ def test_each_document_is_a_transcript_excerpt_with_one_post_of_its_label_at_a_s
             at, post = r["position"], r["post"]
             assert r["text"][at : at + len(post)] == post
             host = r["text"][:at] + r["text"][at + len(post) :]
-            assert 1000 <= len(host) <= 1200 and host in _host_line(r["source"])
+            assert 1000 <= len(host) <= 1200 and host in document_at(r["source"])
             assert r["source"].startswith(HOST_FOLDER + "/")
             assert at == 0 or host[at - 1] in "。！？!?" or at == len(host)
     # the evidence is spread over the whole document, not bunched at its start

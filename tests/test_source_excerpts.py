@@ -6,8 +6,7 @@ from collections import Counter
 
 import pytest
 
-from zhbert.data.paths import corpora_dir
-from zhbert.data.source_excerpts import MIN_CHARS, SOURCE_LABELS, excerpt
+from zhbert.data.source_excerpts import MIN_CHARS, SOURCE_LABELS, document_at, excerpt
 
 
 @pytest.fixture(scope="module")
@@ -15,15 +14,6 @@ def sources():
     from zhbert.data.tasks import load_task_data
 
     return load_task_data("tagging", "sources")
-
-
-def _line(source: str) -> str:
-    where, line = source.rsplit(":", 1)
-    with open(corpora_dir() / where, encoding="utf-8") as f:
-        for n, text in enumerate(f, 1):
-            if n == int(line):
-                return text.rstrip("\n")
-    raise AssertionError(f"{source}: no such line")
 
 
 def test_every_excerpt_is_long_real_text_of_its_labelled_source(sources):
@@ -34,7 +24,7 @@ def test_every_excerpt_is_long_real_text_of_its_labelled_source(sources):
         assert all(1000 <= len(r["text"]) <= 1200 for r in split)
     for r in sources.test[:40] + sources.train[:10]:  # traced back to the document it was cut from
         assert r["source"].startswith(SOURCE_LABELS[sources.labels[r["label"]]] + "/")
-        assert r["text"] in _line(r["source"])
+        assert r["text"] in document_at(r["source"])
     # the first rows of a split mix the labels (tests and the tiny preset read only those)
     assert len({r["label"] for r in sources.test[:16]}) >= 4
 

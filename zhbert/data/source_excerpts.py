@@ -39,7 +39,7 @@ from pathlib import Path
 from ..errors import DataFormatError
 from .paths import corpora_dir
 
-__all__ = ["SOURCE_LABELS", "source_excerpts", "excerpt", "long_documents_of", "EXCERPT_CHARS", "MIN_CHARS"]
+__all__ = ["SOURCE_LABELS", "source_excerpts", "excerpt", "long_documents_of", "document_at", "EXCERPT_CHARS", "MIN_CHARS"]
 
 SOURCE_LABELS = {
     "news": "xinwenlianbo_cctv",
@@ -82,6 +82,17 @@ def long_documents_of(folder: Path, min_chars: int = MIN_CHARS) -> list[tuple[st
                 if len(text) >= min_chars:
                     docs.append((f.name, n, text))
     return docs
+
+
+def document_at(source: str, root: Path | None = None) -> str:
+    """The corpus document a row's ``source`` (``folder/file:line``) names, for tracing an excerpt back."""
+    root = corpora_dir() if root is None else Path(root)
+    where, line = source.rsplit(":", 1)
+    with open(root / where, encoding="utf-8") as f:
+        for n, text in enumerate(f, 1):
+            if n == int(line):
+                return text.rstrip("\n")
+    raise DataFormatError(str(root / where), int(line), "no such line")
 
 
 def source_excerpts(
