@@ -45,3 +45,28 @@ def test_a_long_line_is_windowed_at_the_trained_length(pd_sentences):
     assert "".join(w.text for w in words) == text.replace(" ", "")
     fill = zhbert.load("base").fill_mask(text[:300] + "[MASK]" + text[301:600])
     assert len(fill) == 1  # a text past the trained length is windowed, not refused
+
+
+def test_a_continued_encoder_keeps_what_its_checkpoint_saw(tiny_encoder, pd_sentences, tmp_path):
+    """Continuing at 32 tokens from a checkpoint that saw 64 records the usable length it
+    inherits and keeps the checkpoint's own record (its notes, its longer seen length) whole."""
+    from transformers import AutoConfig, BertForMaskedLM
+
+    from zhbert.training.pretrain import PretrainConfig, pretrain
+
+    earlier = {"max_length": 64, "normalizer": "zhbert-1", "seen_max_length": 64, "note": "stage 1 of a test"}
+    start = tmp_path / "start"
+    model = BertForMaskedLM.from_pretrained(tiny_encoder)
+    model.config.zhbert_encoder = earlier
+    model.save_pretrained(start)
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        if (tiny_encoder / f).is_file():
+            (start / f).write_bytes((tiny_encoder / f).read_bytes())
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join(pd_sentences[:200]) + "\n", encoding="utf-8")
+    cfg = PretrainConfig(corpus=[str(corpus)], output=str(tmp_path / "run"), init=str(start), masking="char", max_length=32)
+    cfg.batch_size, cfg.max_steps, cfg.save_steps, cfg.num_proc = 2, 1, 1, 1
+    record = AutoConfig.from_pretrained(pretrain(cfg)).zhbert_encoder
+    assert record["max_length"] == 64  # positions up to 64 were trained, by the earlier stage
+    assert record["continued_from"] == earlier
+    assert trained_length(AutoConfig.from_pretrained(tmp_path / "run" / "final")) == 64

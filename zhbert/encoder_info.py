@@ -45,6 +45,13 @@ def trained_length(config, folder: str | Path | None = None) -> int:
     return min(limit, recorded) if recorded else limit
 
 
-def record_encoder(config, max_length: int, normalizer: str) -> None:
-    """Store the record on a ``PretrainedConfig`` (saved with it by ``save_pretrained``)."""
-    setattr(config, KEY, {"max_length": int(max_length), "normalizer": normalizer})
+def record_encoder(config, max_length: int, normalizer: str, continued_from: dict | None = None) -> None:
+    """Store the record on a ``PretrainedConfig`` (saved with it by ``save_pretrained``).
+
+    ``continued_from``: the record of the checkpoint this run continued, kept whole under
+    that key (its notes, a ``seen_max_length`` longer than the usable one), so a chain of
+    continuations still says what every stage saw."""
+    record = {"max_length": int(max_length), "normalizer": normalizer}
+    if continued_from:
+        record["continued_from"] = continued_from
+    setattr(config, KEY, record)

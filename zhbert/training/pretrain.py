@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
+from ..encoder_info import KEY as ENCODER_KEY
 from ..encoder_info import record_encoder, trained_length
 from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
@@ -310,7 +311,9 @@ def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None,
     model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
     # the longest sequence this encoder has now been trained on, over every stage
     seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
-    record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer))
+    earlier = (init_config or {}).get(ENCODER_KEY)
+    earlier = earlier if isinstance(earlier, dict) else None
+    record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier)
     model.save_pretrained(final)
     save_tokenizer(tokenizer, final)
     (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
