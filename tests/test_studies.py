@@ -107,6 +107,30 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
     again = CliRunner().invoke(app, argv)
     assert again.exit_code == 0 and (out / "modes.md").read_text(encoding="utf-8") == table
 
+    # a study run in parts: a second file of the same encoder adds Weibo tagging and replaces one cell
+    from dataclasses import asdict
+
+    part = tmp_path / "part" / "modes.json"
+    part.parent.mkdir()
+    tagging = [_row("tagging", "finetune", "cls", 0.66, 0.67), _row("tagging", "finetune", "concat-last-4", 0.69, 0.70)]
+    rerun = _row("matching", "frozen", "cls", 0.61, 0.63)
+    part.write_text(json.dumps({"meta": {"encoder": str(tiny_encoder)}, "rows": [asdict(r) for r in tagging + [rerun]]}), encoding="utf-8")
+    merged = tmp_path / "merged"
+    argv_merge = ["study", "modes-report", "--from", str(out / "modes.json"), "--from", str(part), "--output", str(merged)]
+    res = CliRunner().invoke(app, argv_merge)
+    assert res.exit_code == 0, res.output
+    report_m = json.loads((merged / "modes.json").read_text(encoding="utf-8"))
+    cells = {(r["task"], r["mode"], r["representation"]): r for r in report_m["rows"]}
+    assert set(cells) == got | {("tagging", "finetune", "cls"), ("tagging", "finetune", "concat-last-4")}
+    assert cells["matching", "frozen", "cls"]["scores"] == [0.61, 0.63]  # the later file wins
+    single = next(c for c in report_m["claims"] if c["claim"].startswith("for single-text"))
+    assert single["holds"] is True and "(+3.00)" in single["evidence"]  # measurable only once merged
+    assert [m["file"] for m in report_m["meta"]["merged_from"]] == [str(out / "modes.json"), str(part)]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"meta": {"encoder": "base"}, "rows": []}), encoding="utf-8")
+    res = CliRunner().invoke(app, ["study", "modes-report", "--from", str(part), "--from", str(other), "--output", str(merged)])
+    assert res.exit_code == 1 and "other.json: encoder 'base'" in res.output and "do not compare" in res.output
+
 
 def test_study_masking_end_to_end(tmp_path, pd_sentences):
     from typer.testing import CliRunner

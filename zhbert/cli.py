@@ -409,6 +409,22 @@ def study_modes(
     typer.echo(files["table"].read_text(encoding="utf-8"))
 
 
+@study_app.command("modes-report")
+def study_modes_report(
+    sources: List[Path] = typer.Option(..., "--from", help="a modes.json of zhbert study modes (repeat); a cell in several: the last wins"),
+    output: Path = typer.Option(..., "--output", "-o", help="folder for the merged modes.md, modes.json and modes.png"),
+) -> None:
+    """One report (table, claims, plot) from mode studies of one encoder run in parts."""
+    from .studies.modes import merge_mode_reports, write_modes_report
+
+    try:
+        rows, meta = merge_mode_reports(sources)
+    except ValueError as e:
+        _fail(str(e))
+    files = write_modes_report(rows, output, meta)
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
 @study_app.command("masking")
 def study_masking(
     corpus: List[Path] = typer.Option(..., "--corpus", help="pretraining text (files or folders)"),

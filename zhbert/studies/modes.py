@@ -12,7 +12,7 @@ from ..heads.config import MODES
 from ..recipes import RECIPES
 from . import STUDY_TASKS, run_recipe, summary
 
-__all__ = ["BERT_TABLE", "ModeRow", "mode_grid", "run_modes", "literature_claims", "write_modes_report"]
+__all__ = ["BERT_TABLE", "ModeRow", "mode_grid", "run_modes", "literature_claims", "write_modes_report", "merge_mode_reports"]
 
 # the BERT paper's feature-based NER rows (Table 7) and the representation behind each
 BERT_TABLE = [
@@ -249,3 +249,33 @@ def write_modes_report(rows: list[ModeRow], output: str | Path, meta: dict | Non
     fig.savefig(out / "modes.png", dpi=110)
     plt.close(fig)
     return {"json": out / "modes.json", "table": out / "modes.md", "plot": out / "modes.png"}
+
+
+def merge_mode_reports(paths: list[str | Path]) -> tuple[list[ModeRow], dict]:
+    """Rows of several ``modes.json`` files of one encoder as one report's rows and meta.
+
+    Studies are often run in parts (fine-tuned and feature-based cells apart, each with its own
+    learning rate; one task at a time); the claims that compare tasks or modes need them together.
+    A cell found in several files is taken from the last one given (a rerun at a better learning
+    rate replaces the first); files of different encoders are refused, since their cells do not
+    compare."""
+    rows: dict[tuple[str, str, str], ModeRow] = {}
+    encoders: dict[str, str] = {}
+    sources = []
+    for path in paths:
+        path = Path(path)
+        try:
+            report = json.loads(path.read_text(encoding="utf-8"))
+            found = [ModeRow(**r) for r in report["rows"]]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"{path}: not a modes.json written by zhbert study modes ({e})") from e
+        encoder = str(report.get("meta", {}).get("encoder"))
+        encoders.setdefault(encoder, str(path))
+        if len(encoders) > 1:
+            first, where = next(iter(encoders.items()))
+            raise ValueError(f"{path}: encoder {encoder!r}, but {where} is encoder {first!r}; cells of different encoders do not compare")
+        for r in found:
+            rows[(r.task, r.mode, r.representation)] = r
+        sources.append({"file": str(path), "argv": report.get("meta", {}).get("argv"), "cells": len(found)})
+    meta = {"encoder": next(iter(encoders), None), "merged_from": sources}
+    return list(rows.values()), meta
