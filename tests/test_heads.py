@@ -10,7 +10,17 @@ from edge_cases import EDGE_CASES
 
 from zhbert.data.peoples_daily import NER_LABELS
 from zhbert.fusion import REPRESENTATIONS
-from zhbert.heads import HeadConfig, TaskCollator, char_spans, load_head, new_head, predict_scores, predict_tags, save_head
+from zhbert.heads import (
+    HeadConfig,
+    TaskCollator,
+    char_spans,
+    load_head,
+    new_head,
+    predict_scores,
+    predict_tags,
+    save_head,
+    stock_architecture,
+)
 from zhbert.heads.inputs import token_tags_from_chars
 from zhbert.tokenizer import encode
 
@@ -63,6 +73,8 @@ HEADS = {
     "pair-bi": dict(kind="pair", labels=["0", "1"], pair_encoding="bi"),
     "token": dict(kind="token", labels=NER_LABELS, scheme="BIO"),
     "token-crf": dict(kind="token", labels=NER_LABELS, scheme="BIO", crf=True),
+    # the BERT paper's feature-based NER head: a two-layer BiLSTM over the features (here under a CRF)
+    "token-bilstm-crf": dict(kind="token", labels=NER_LABELS, scheme="BIO", crf=True, bilstm_layers=2),
 }
 
 
@@ -74,6 +86,7 @@ def _examples(kind, request):
         "pair-bi": "pair_examples",
         "token": "ner_examples",
         "token-crf": "ner_examples",
+        "token-bilstm-crf": "ner_examples",
     }[kind]
     return request.getfixturevalue(name)
 
@@ -178,9 +191,9 @@ def test_corrupt_or_truncated_weights_name_the_file(tiny_encoder, tokenizer, tmp
         load_head(path)
 
 
-@pytest.mark.parametrize("crf", [False, True])
-def test_token_head_edge_cases_and_long_text(crf, tiny_encoder, tokenizer, peoples_daily):
-    model = new_head(tiny_encoder, HeadConfig(**HEADS["token"], crf=crf, window=32)).eval()
+@pytest.mark.parametrize("kind", ["token", "token-crf", "token-bilstm-crf"])
+def test_token_head_edge_cases_and_long_text(kind, tiny_encoder, tokenizer, peoples_daily):
+    model = new_head(tiny_encoder, HeadConfig(**HEADS[kind], window=32)).eval()
     long_text = "".join(peoples_daily.select(range(400))["text"])[:100_000]
     texts = EDGE_CASES + [long_text]
     preds = predict_tags(model, tokenizer, texts, batch_size=64)
@@ -249,3 +262,28 @@ def test_frozen_feature_cache_skips_the_encoder(tiny_encoder, tokenizer, ner_exa
     assert model.fusion.scalar_mix.weights.grad is not None
     with pytest.raises(ValueError, match="needs mode='frozen'"):
         new_head(tiny_encoder, HeadConfig(**HEADS["token"])).enable_feature_cache()
+
+
+def test_bilstm_head_reads_each_window_without_its_padding(tiny_encoder, tokenizer, ner_examples):
+    """The BERT paper's feature-based NER head: a two-layer BiLSTM, the encoder's width each way.
+    Its weights start at torch's LSTM init (new_head builds missing weights empty), and a
+    sentence's emissions do not depend on a longer sentence padding it in the batch."""
+    head = HeadConfig(**HEADS["token-bilstm-crf"], mode="frozen", window=64)
+    model = new_head(tiny_encoder, head).eval()
+    lstm, hidden = model.bilstm.lstm, model.config.hidden_size
+    assert lstm.num_layers == 2 and lstm.bidirectional and lstm.hidden_size == hidden and model.classifier.in_features == 2 * hidden
+    bound = hidden**-0.5
+    for name, p in lstm.named_parameters():
+        assert torch.isfinite(p).all() and p.abs().max() <= bound and p.abs().max() > bound / 2, name
+    assert stock_architecture(head) is None  # no plain-transformers class has a BiLSTM
+    short, long = sorted(ner_examples[:6], key=lambda e: len(e["input_ids"]))[::5]
+    assert len(short["input_ids"]) < len(long["input_ids"])
+    coll = TaskCollator(tokenizer, head, 64)
+    alone = model(**{k: v for k, v in coll([short]).items() if k != "labels"}).logits
+    padded = model(**{k: v for k, v in coll([short, long]).items() if k != "labels"}).logits
+    n = alone.size(1)
+    torch.testing.assert_close(padded[0, :n], alone[0], rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="BiLSTM .* applies to token heads only"):
+        HeadConfig(**HEADS["sequence"], bilstm_layers=2)
+    with pytest.raises(ValueError, match="bilstm_layers must be 0"):
+        HeadConfig(**HEADS["token"], bilstm_layers=-1)

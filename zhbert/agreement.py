@@ -100,7 +100,7 @@ def _head_kind(path: Path) -> str:
     h = HeadConfig.from_dict(head)
     if not stock_architecture(h):
         raise ValueError(
-            f"{path}: a {h.kind} head with representation={h.representation}, crf={h.crf} has no "
+            f"{path}: a {h.kind} head with representation={h.representation}, crf={h.crf}, bilstm_layers={h.bilstm_layers} has no "
             "plain-transformers class, so there is nothing to compare against"
         )
     if h.kind == "token":

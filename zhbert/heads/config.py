@@ -31,6 +31,9 @@ class HeadConfig:
     regression: bool = False  # pair/sequence: one real-valued output (e.g. STS-B), labels = ["score"]
     scheme: str | None = None  # token heads: BIO | BIOES | BMES | BMES-untyped
     crf: bool = False  # token heads: linear-chain CRF with constrained decoding
+    # token heads: a BiLSTM of this many layers (the encoder's hidden size each way) between the
+    # features and the tagger; 2 is the BERT paper's feature-based NER head (zhbert.heads.bilstm)
+    bilstm_layers: int = 0
     mode: str = "finetune"  # finetune | frozen (feature-based: encoder never updated)
     representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
     window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the encoder's pretraining length
@@ -79,6 +82,10 @@ class HeadConfig:
                 raise ValueError("token heads are single-label per token")
         elif self.crf:
             raise ValueError("a CRF applies to token heads only")
+        elif self.bilstm_layers:
+            raise ValueError("a BiLSTM (bilstm_layers) applies to token heads only")
+        if self.bilstm_layers < 0:
+            raise ValueError(f"bilstm_layers must be 0 (none) or more, got {self.bilstm_layers}")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
 

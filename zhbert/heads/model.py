@@ -7,7 +7,8 @@
 * ``pair``: two texts, cross-encoded (``[CLS] a [SEP] b [SEP]``, the fine-tuning
   way) or bi-encoded (each side on its own, then ``[u; v; |u-v|; u*v]``, the
   feature way of InferSent / Sentence-BERT);
-* ``token``: a tag per token, softmax or a constrained linear-chain CRF.
+* ``token``: a tag per token, softmax or a constrained linear-chain CRF, optionally
+  over a BiLSTM (the BERT paper's feature-based NER head, ``heads/bilstm.py``).
 
 Long texts arrive as several windows (``zhbert.windows``); ``example_index``
 says which example each window row belongs to and sequence heads pool the
@@ -32,6 +33,7 @@ from transformers.modeling_outputs import ModelOutput
 
 from ..crf import CRF
 from ..fusion import LayerFusion, ScalarMix, sequence_vector
+from .bilstm import TokenBiLSTM
 from .config import HeadConfig
 
 __all__ = ["ZhBertForTask", "TaskOutput", "stock_architecture"]
@@ -48,7 +50,7 @@ def stock_architecture(head: HeadConfig) -> str | None:
     """The plain-transformers class that loads this head unchanged, if there is one."""
     if head.kind in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
         return "BertForSequenceClassification"
-    if head.kind == "token" and head.representation == "last" and not head.crf:
+    if head.kind == "token" and head.representation == "last" and not head.crf and not head.bilstm_layers:
         return "BertForTokenClassification"
     return None
 
@@ -76,6 +78,10 @@ def init_head_parameters(module: nn.Module) -> None:
         init.zeros_(module.transitions)
         init.zeros_(module.start)
         init.zeros_(module.end)
+    elif isinstance(module, nn.LSTM):  # torch's own LSTM default: U(-1/sqrt(h), 1/sqrt(h))
+        bound = module.hidden_size**-0.5
+        for p in module.parameters():
+            init.uniform_(p, -bound, bound)
 
 
 class ZhBertForTask(BertPreTrainedModel):
@@ -97,6 +103,10 @@ class ZhBertForTask(BertPreTrainedModel):
             d *= 2
         if head.kind == "pair" and head.pair_encoding == "bi":
             d *= 4
+        self.bilstm = None
+        if head.bilstm_layers:
+            self.bilstm = TokenBiLSTM(d, config.hidden_size, head.bilstm_layers, self.dropout.p)
+            d = self.bilstm.output_size
         self.classifier = nn.Linear(d, head.num_outputs)
         self.crf = CRF(head.labels, head.scheme) if head.crf else None
         self.post_init()
@@ -203,6 +213,8 @@ class ZhBertForTask(BertPreTrainedModel):
             num_examples = int(num_examples.reshape(-1)[0])
         if h.kind == "token":
             tokens, _ = self._encode(input_ids, attention_mask, token_type_ids)
+            if self.bilstm is not None:
+                tokens = self.bilstm(self.dropout(tokens), attention_mask)
             logits = self.classifier(self.dropout(tokens))
             loss = self._token_loss(logits, labels, attention_mask) if labels is not None else None
         else:

@@ -25,6 +25,10 @@ class RecipeArguments:
         default=None, metadata={"help": "how the head reads the encoder's layers: " + ", ".join(_representations())}
     )
     crf: bool = field(default=False, metadata={"help": "token heads: CRF layer with constrained decoding"})
+    bilstm_layers: int = field(
+        default=0,
+        metadata={"help": "token heads: a BiLSTM of this many layers under the tagger (2: the BERT paper's feature-based NER head)"},
+    )
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
     window_align: str | None = field(

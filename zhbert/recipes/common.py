@@ -161,6 +161,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         multi_label=data.multi_label,
         regression=data.regression,
         crf=args.crf,
+        bilstm_layers=args.bilstm_layers,
         mode=args.mode,
         representation=args.representation,
         window=args.window,
@@ -222,7 +223,8 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
     record.update(headline=headline, score=value)  # the one number studies and tables compare
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
     print(
-        f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}{' + CRF' if args.crf else ''} "
+        f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}"
+        f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}{' + CRF' if args.crf else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
     return record
