@@ -336,6 +336,7 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
 
     out = tmp_path / "longcls"
     argv = ["study", "long-classification", "-o", str(out), "--encoder", str(tiny_encoder), "--preset", "tiny", "--seed", "1"]
+    argv += ["--learning-rate", "3e-4"]
     res = CliRunner().invoke(app, argv + ["--dataset", "post-in-news"])
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "long_classification.json").read_text(encoding="utf-8"))["rows"]
@@ -352,6 +353,7 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
     ]
     args = {s: json.loads((out / f"{s}-seed1" / "metrics.json").read_text())["arguments"] for s in ("truncated", "windows-mean-max")}
     assert args["truncated"]["truncate"] and not args["windows-mean-max"]["truncate"]
+    assert args["truncated"]["learning_rate"] == args["windows-mean-max"]["learning_rate"] == 3e-4
     assert args["windows-mean-max"]["window_pool"] == "mean-max" and args["truncated"]["dataset"] == "post-in-news"
     rows, alone = rows[:6], rows[6:]
     assert all(r["evidence_first_window"] is None for r in alone)

@@ -534,6 +534,7 @@ def study_long_classification(
     epochs: Optional[float] = typer.Option(None),
     max_steps: Optional[int] = typer.Option(None),
     preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+    learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run (recipe default 5e-5)"),
 ) -> None:
     """Long-text classification: truncation vs overlapping windows pooled by mean or mean-max, several seeds."""
     from .errors import ZhbertError
@@ -543,6 +544,8 @@ def study_long_classification(
     options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
     if batch_size is not None:
         options["batch_size"] = batch_size
+    if learning_rate is not None:
+        options["learning_rate"] = learning_rate
     try:
         rows = run_long_classification(encoder, output, dataset, tuple(seeds), recipe_args=options)
     except (ZhbertError, FileNotFoundError, ValueError) as e:
