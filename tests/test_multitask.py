@@ -97,11 +97,16 @@ def test_train_multitask_and_the_study(tiny_encoder, tmp_path):
             "ner=msra,tagging=usual",
             "--preset",
             "tiny",
+            "--learning-rate",
+            "3e-4",
             "--output",
             str(tmp_path / "s"),
         ],
     )
     assert res.exit_code == 0, res.output
+    # the one learning rate reaches every run, single- and multi-task alike
+    runs = [tmp_path / "s" / "single" / f"{t}-seed1" for t in ("ner", "tagging")] + [tmp_path / "s" / "multitask" / "seed1"]
+    assert [json.loads((r / "metrics.json").read_text())["arguments"]["learning_rate"] for r in runs] == [3e-4] * 3
     rows = json.loads((tmp_path / "s" / "multitask.json").read_text())["rows"]
     assert [r["task"] for r in rows] == ["ner", "tagging"] and all(0 <= r["multi"]["mean"] <= 1 for r in rows)
     assert "| ner | ner-msra (overall.f1) |" in (tmp_path / "s" / "multitask.md").read_text()

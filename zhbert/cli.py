@@ -566,6 +566,7 @@ def study_multitask(
     epochs: Optional[float] = typer.Option(None),
     max_steps: Optional[int] = typer.Option(None, help="steps of each single-task run; the multi-task run gets as many per task"),
     preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+    learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run, single- and multi-task"),
 ) -> None:
     """One shared encoder on several tasks against a single-task model per task, same budget."""
     from .errors import ZhbertError
@@ -573,9 +574,8 @@ def study_multitask(
 
     start = time.perf_counter()
     try:
-        rows = run_multitask_study(
-            encoder, output, tasks, seeds, recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
-        )
+        options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+        rows = run_multitask_study(encoder, output, tasks, seeds, recipe_args={**options, "learning_rate": learning_rate})
     except (ZhbertError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
     meta = {"encoder": encoder, "tasks": tasks, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}

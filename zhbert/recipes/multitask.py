@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from ..heads.multitask import ZhBertMultiTask, load_multitask, new_multitask, save_multitask
@@ -113,6 +113,7 @@ def run(args: RecipeArguments) -> dict:
         "tasks": records,
         "headline": "mean of the tasks' headline scores",
         "score": sum(r["score"] for r in records.values()) / len(records),
+        "arguments": asdict(args),  # the flags of the run, as every single-task metrics.json has them
     }
     (out / "metrics.json").write_text(json.dumps(record, indent=2, ensure_ascii=False, default=str))
     return record
