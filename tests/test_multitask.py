@@ -110,6 +110,7 @@ def test_train_multitask_and_the_study(tiny_encoder, tmp_path):
     rows = json.loads((tmp_path / "s" / "multitask.json").read_text())["rows"]
     assert [r["task"] for r in rows] == ["ner", "tagging"] and all(0 <= r["multi"]["mean"] <= 1 for r in rows)
     assert "| ner | ner-msra (overall.f1) |" in (tmp_path / "s" / "multitask.md").read_text()
+    assert (tmp_path / "s" / "multitask.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_predict_cli_writes_every_head(folder):

@@ -85,4 +85,30 @@ def write_multitask_report(rows: list[MultitaskRow], output: str | Path, meta: d
         gap = 100 * (r.multi["mean"] - r.single["mean"])
         lines.append(f"| {r.task} | {r.dataset} ({r.metric}) | {cell(r.single)} | {cell(r.multi)} | {gap:+.2f} |")
     (out / "multitask.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return {"json": out / "multitask.json", "table": out / "multitask.md"}
+    _plot_multitask(rows, out / "multitask.png")
+    return {"json": out / "multitask.json", "table": out / "multitask.md", "plot": out / "multitask.png"}
+
+
+def _plot_multitask(rows: list[MultitaskRow], path: Path) -> None:
+    """One panel per task (their metrics differ in scale): single- beside multi-task, mean and
+    seed spread as bars, every seed as a dot, so a gap can be read against the spread."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(rows), figsize=(2.4 * len(rows) + 0.6, 3.4), squeeze=False)
+    for ax, r in zip(axes[0], rows):
+        for x, (label, s) in enumerate((("single", r.single), ("multi", r.multi))):
+            scores = [100 * v for v in s["scores"]]
+            ax.bar(x, 100 * s["mean"], yerr=100 * s["std"] if len(scores) > 1 else 0, capsize=4, color=("#8da0cb", "#fc8d62")[x])
+            ax.plot([x] * len(scores), scores, "k.", markersize=5)
+        every = [100 * v for v in r.single["scores"] + r.multi["scores"]]
+        margin = max(1.0, max(every) - min(every))
+        ax.set_ylim(min(every) - margin, max(every) + margin)
+        ax.set_xticks([0, 1], ["single", "multi"])
+        ax.set_title(f"{r.task}: {r.dataset}", fontsize=9)
+        ax.set_ylabel(r.metric, fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
