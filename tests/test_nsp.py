@@ -1,4 +1,4 @@
-"""Next-sentence prediction pairs on real People's Daily paragraphs, and an NSP run."""
+"""Next-sentence and sentence-order prediction pairs on real People's Daily paragraphs, and NSP / SOP runs."""
 
 import os
 import subprocess
@@ -61,6 +61,31 @@ def test_true_next_is_the_continuation_and_nothing_is_dropped(pairs, tokenizer):
     assert own_tokens == sum(len(ids) for ids in prepared["input_ids"])
 
 
+def test_sop_pairs_are_one_document_in_or_out_of_order(paragraphs, tokenizer):
+    from zhbert.training.nsp_pairs import pair_segments
+    from zhbert.training.pretrain_data import prepare
+
+    prepared = prepare(Dataset.from_dict({"text": paragraphs}), tokenizer, "char", num_proc=1)
+    p = pair_segments(prepared, tokenizer, max_length=64, seed=3, objective="sop")
+    labels = p["next_sentence_label"]
+    assert 0.4 < sum(labels) / len(labels) < 0.6  # half the pairs swapped
+    docs = [" ".join(map(str, ids)) for ids in prepared["input_ids"]]
+    tokens = 0
+    for ex in p:
+        a, b = _segments(ex, tokenizer)
+        first, second = (a, b) if ex["next_sentence_label"] == 0 else (b, a)
+        assert first and len(ex["input_ids"]) <= 64
+        joined = " ".join(map(str, first + second))
+        assert any(joined in d for d in docs), "SOP never mixes documents: swapped back, B continues A"
+        tokens += len(a) + len(b)
+    assert tokens == sum(len(ids) for ids in prepared["input_ids"])  # every token once, none from elsewhere
+    # the same seed gives the same pairs; the NSP pairs of that seed are different ones
+    assert pair_segments(prepared, tokenizer, max_length=64, seed=3, objective="sop")["input_ids"] == p["input_ids"]
+    assert pair_segments(prepared, tokenizer, max_length=64, seed=3)["input_ids"] != p["input_ids"]
+    with pytest.raises(ValueError, match="unknown pair objective 'nspp'"):
+        pair_segments(prepared, tokenizer, objective="nspp")
+
+
 def test_ernie_units_survive_pairing(paragraphs, tokenizer):
     # regression: pairing kept only word ids, so `--masking ernie --nsp` died with KeyError 'ernie_ids'
     from zhbert.training.nsp_pairs import pair_segments
@@ -79,12 +104,15 @@ def test_ernie_units_survive_pairing(paragraphs, tokenizer):
     assert n_merged > 0  # entities and phrases join several words
 
 
-def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
+@pytest.mark.parametrize("objective", ["--nsp", "--sop"])
+def test_pretrain_with_a_pair_objective_saves_a_pretraining_model(tmp_path, paragraphs, objective):
+    import json
+
     from transformers import AutoModelForMaskedLM, BertForPreTraining
 
     corpus = tmp_path / "pd.txt"
     corpus.write_text("\n".join(paragraphs[:200]) + "\n", encoding="utf-8")
-    out = tmp_path / "nsp"
+    out = tmp_path / "pairs"
     cmd = [
         sys.executable,
         "-m",
@@ -94,7 +122,7 @@ def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
         str(corpus),
         "--output",
         str(out),
-        "--nsp",
+        objective,
         "--masking",
         "ernie",
         "--size",
@@ -113,5 +141,13 @@ def test_pretrain_with_nsp_saves_a_pretraining_model(tmp_path, paragraphs):
     r = subprocess.run(cmd, env={**os.environ}, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]
     model, info = BertForPreTraining.from_pretrained(str(out / "final"), output_loading_info=True)
-    assert not info["missing_keys"]  # the NSP head was trained and saved
+    assert not info["missing_keys"]  # the pair head was trained and saved
     assert type(AutoModelForMaskedLM.from_pretrained(str(out / "final"))).__name__ == "BertForMaskedLM"
+    saved = json.loads((out / "final" / "zhbert_pretrain.json").read_text())
+    assert (saved["nsp"], saved["sop"]) == (objective == "--nsp", objective == "--sop")
+
+
+def test_nsp_and_sop_together_are_refused(tmp_path):
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(tmp_path), "--output", str(tmp_path / "x"), "--nsp", "--sop"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "--nsp and --sop both train the one pair head" in r.stderr, r.stderr[-2000:]

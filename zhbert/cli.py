@@ -99,7 +99,7 @@ def demo(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def pretrain(ctx: typer.Context) -> None:
-    """Masked-LM pretraining (every masking strategy, optional NSP); rerun to resume. `zhbert pretrain --help` lists the options."""
+    """Masked-LM pretraining (every masking strategy, optional NSP or SOP); rerun to resume. `zhbert pretrain --help` lists the options."""
     from transformers import HfArgumentParser
 
     from .errors import DataFormatError, ZhbertError
@@ -109,7 +109,10 @@ def pretrain(ctx: typer.Context) -> None:
     parser = HfArgumentParser(
         PretrainConfig, prog="zhbert pretrain", description="Masked-LM pretraining; rerun the same command to resume."
     )
-    (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
+    try:
+        (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
+    except ValueError as e:  # PretrainConfig's own checks (e.g. --nsp with --sop)
+        _fail(str(e), code=2)
     if not cfg.corpus:
         _fail("--corpus is required (text files or folders, or one *.zhcorpus file)", code=2)
     try:

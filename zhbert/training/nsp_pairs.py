@@ -1,4 +1,10 @@
-"""Next-sentence prediction pairs from prepared documents (see :mod:`.pretrain_data`)."""
+"""Sentence-pair objectives from prepared documents (see :mod:`.pretrain_data`).
+
+Next-sentence prediction (BERT): B is A's true continuation or text from another document.
+Sentence-order prediction (ALBERT, Lan et al. 2020): A and B are always two consecutive
+segments of one document, in order or swapped, so topic alone cannot tell the classes
+apart and the head has to learn discourse order.
+"""
 
 from __future__ import annotations
 
@@ -6,13 +12,16 @@ from datasets import Dataset
 
 from .pretrain_data import unit_columns_of
 
-__all__ = ["pair_segments", "SENTENCE_END_TOKENS"]
+__all__ = ["pair_segments", "PAIR_OBJECTIVES", "SENTENCE_END_TOKENS"]
+
+PAIR_OBJECTIVES = ("nsp", "sop")
 
 
 # ---------------------------------------------------------------------------
-# Next-sentence prediction: [CLS] A [SEP] B [SEP] pairs, as in BERT's
-# create_pretraining_data.py. B is the true continuation of A in 50% of pairs
-# (label 0) and text from another document otherwise (label 1).
+# [CLS] A [SEP] B [SEP] pairs, as in BERT's create_pretraining_data.py.
+# NSP: B is the true continuation of A in 50% of pairs (label 0) and text from
+# another document otherwise (label 1).
+# SOP: B is the true continuation (label 0), or the two are swapped (label 1).
 # ---------------------------------------------------------------------------
 SENTENCE_END_TOKENS = ("。", "！", "？", "!", "?", "；", ";")
 
@@ -30,7 +39,7 @@ def _sentences(ids: list[int], units: list[tuple[int, ...]], ends: set[int], lon
     return out
 
 
-def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed, unit_columns):
+def _pair_batch(batch, indices, max_length, cls_id, sep_id, ends, seed, unit_columns, objective):
     import random
 
     target = max_length - 3
@@ -73,13 +82,23 @@ def _nsp_batch(batch, indices, max_length, cls_id, sep_id, ends, seed, unit_colu
                 i += 1
                 continue
             # each pair uses at least one sentence of the chunk, so this terminates
-            i = _emit_chunk(chunk, target, d, docs, others, rng, emit, i)
+            i = _emit_chunk(chunk, target, d, docs, others if objective == "nsp" else [], rng, emit, i, swap=objective == "sop")
             chunk, length = [], 0
     return out
 
 
-def _emit_chunk(chunk, target, d, docs, others, rng, emit, i):
-    """Split ``chunk`` into A and B (true next, or random B); returns where to continue."""
+def _emit_chunk(chunk, target, d, docs, others, rng, emit, i, swap=False):
+    """Split ``chunk`` into A and B (true next, or random B from ``others``); returns where to continue.
+    With ``swap`` (SOP, ``others`` empty) half the pairs are emitted B first, label 1."""
+    if swap:
+        true_pair = emit
+
+        def emit(a, b, label):
+            if any(piece[0] for _, piece in b) and rng.random() < 0.5:  # a one-token document has no order to swap
+                true_pair(b, a, 1)
+            else:
+                true_pair(a, b, 0)
+
     is_random = bool(others) and (rng.random() < 0.5 or (len(chunk) == 1 and len(chunk[0][0]) < 2))
     if len(chunk) == 1 and not is_random:
         # one sentence and a "next" draw: its second part is its true continuation,
@@ -111,17 +130,22 @@ def _emit_chunk(chunk, target, d, docs, others, rng, emit, i):
     return i
 
 
-def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int = 0, num_proc: int | None = None) -> Dataset:
-    """NSP examples ``[CLS] A [SEP] B [SEP]`` with ``token_type_ids`` and ``next_sentence_label``.
+def pair_segments(
+    prepared: Dataset, tokenizer, max_length: int = 128, seed: int = 0, num_proc: int | None = None, objective: str = "nsp"
+) -> Dataset:
+    """Pair examples ``[CLS] A [SEP] B [SEP]`` with ``token_type_ids`` and ``next_sentence_label``.
 
-    Random B segments come from another document of the same map batch (1,000
-    documents), chosen by a generator seeded from ``seed`` and the batch's first
-    index, so the pairs are the same on every run and under any ``num_proc``.
+    ``objective`` "nsp": random B segments come from another document of the same map
+    batch (1,000 documents); "sop": B is always A's own continuation, swapped in half the
+    pairs (label 1). Choices come from a generator seeded from ``seed`` and the batch's
+    first index, so the pairs are the same on every run and under any ``num_proc``.
     """
+    if objective not in PAIR_OBJECTIVES:
+        raise ValueError(f"unknown pair objective {objective!r}; choose one of {', '.join(PAIR_OBJECTIVES)}")
     ends = {tokenizer.convert_tokens_to_ids(t) for t in SENTENCE_END_TOKENS} - {tokenizer.unk_token_id}
     unit_columns = unit_columns_of(prepared)
     pairs = prepared.map(
-        _nsp_batch,
+        _pair_batch,
         batched=True,
         batch_size=1000,
         with_indices=True,
@@ -134,7 +158,8 @@ def pair_segments(prepared: Dataset, tokenizer, max_length: int = 128, seed: int
             "ends": ends,
             "seed": seed,
             "unit_columns": unit_columns,
+            "objective": objective,
         },
-        desc="sentence pairs for NSP",
+        desc=f"sentence pairs for {objective.upper()}",
     )
     return pairs.add_column("idx", list(range(len(pairs))))

@@ -72,6 +72,10 @@ class PretrainConfig:
     mask_rate: float = field(default=0.15, metadata=_help("share of units selected for prediction"))
     dataloader_workers: int = field(default=0, metadata=_help("processes that mask batches while the model trains (GPU runs)"))
     nsp: bool = field(default=False, metadata=_help("add next-sentence prediction (BertForPreTraining)"))
+    sop: bool = field(
+        default=False,
+        metadata=_help("add sentence-order prediction instead (ALBERT: A and B consecutive, swapped in half the pairs; the NSP head)"),
+    )
     position_init: str = field(
         default="auto",
         metadata=_help(
@@ -83,6 +87,15 @@ class PretrainConfig:
         default=0.05,
         metadata=_help("stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 turns the check off"),
     )
+
+    def __post_init__(self):
+        if self.nsp and self.sop:
+            raise ValueError("--nsp and --sop both train the one pair head: choose one")
+
+    @property
+    def pair_objective(self) -> str | None:
+        """ "nsp", "sop" or None (masked LM on packed blocks)."""
+        return "sop" if self.sop else "nsp" if self.nsp else None
 
 
 class _EpochSetter(TrainerCallback):
@@ -228,12 +241,12 @@ def pretrain(cfg: PretrainConfig) -> Path:
     init_config = None
     if cfg.init:
         tokenizer = _init_tokenizer(cfg.init)
-        model, _ = load_init_model(cfg.init, nsp=cfg.nsp)
+        model, _ = load_init_model(cfg.init, nsp=cfg.pair_objective is not None)
         init_config = model.config.to_dict()
     else:
         tokenizer = build_tokenizer()
         torch.manual_seed(cfg.seed)
-        model = (SparseBertForPreTraining if cfg.nsp else SparseBertForMaskedLM)(
+        model = (SparseBertForPreTraining if cfg.pair_objective else SparseBertForMaskedLM)(
             bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
         )
     if cfg.position_init not in ("auto", "sinusoidal", "normal"):
@@ -269,8 +282,8 @@ def pretrain(cfg: PretrainConfig) -> Path:
     # rank 0 tokenises and segments first; the other ranks then read its Arrow cache
     with args.main_process_first(desc="corpus preprocessing"):
         prepared = _prepared_corpus(cfg, tokenizer)
-        if cfg.nsp:
-            blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc)
+        if cfg.pair_objective:
+            blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc, objective=cfg.pair_objective)
         else:
             blocks = pack(prepared, tokenizer, cfg.max_length, num_proc=cfg.num_proc)
     masker = get_masker(cfg.masking, MaskingConfig(rate=cfg.mask_rate))
@@ -308,7 +321,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
 
 
 def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None, blocks, final: Path, out: Path) -> None:
-    model.config.architectures = ["BertForPreTraining" if cfg.nsp else "BertForMaskedLM"]
+    model.config.architectures = ["BertForPreTraining" if cfg.pair_objective else "BertForMaskedLM"]
     # the longest sequence this encoder has now been trained on, over every stage
     seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
     earlier = (init_config or {}).get(ENCODER_KEY)
