@@ -139,6 +139,29 @@ def test_bq_splits_its_labelled_dev_set_without_overlap(shared):
     assert {r["label"] for r in data.test} == {0, 1} and "not comparable" in data.notes[0]
 
 
+def test_pooled_paraphrase_pairs_train_on_no_pair_any_part_scores(shared):
+    """`--dataset paraphrase` pools LCQMC, BQ, AFQMC and PAWS-X training parts; the scored part of
+    each (LCQMC test, BQ's 20%, AFQMC dev, PAWS-X test) shares no pair with the pool beyond the
+    overlaps its own release has (LCQMC dev/test 1 pair, PAWS-X dev/test 14), which the
+    single-dataset recipes have too."""
+    from zhbert.data.tasks import load_task_data
+
+    pooled = load_task_data("matching", "paraphrase")
+    assert pooled.labels == ["different", "paraphrase"] and len(pooled.train) == 7922 + 7200 + 34334 + 1800
+    key = lambda r: (r["text_a"], r["text_b"])  # noqa: E731
+    trained = {key(r) for r in pooled.train}
+    single = {name: load_task_data("matching", name) for name in ("lcqmc", "bq", "afqmc", "pawsx")}
+    assert [key(r) for r in pooled.test] == [key(r) for r in single["lcqmc"].test]
+    overlaps = {}
+    for name, data in single.items():
+        scored = {key(r) for r in data.test}
+        own = {key(r) for r in data.train + data.dev} if name != "afqmc" else set()  # AFQMC scores its dev
+        assert scored & trained <= own, name  # nothing from another dataset
+        overlaps[name] = len(scored & trained)
+    assert overlaps == {"lcqmc": 1, "bq": 0, "afqmc": 0, "pawsx": 14}
+    assert "AFQMC train 34,334" in pooled.notes[0]
+
+
 def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     """A fast segmenter's two steps: a narrower encoder whose embeddings are the teacher's
     projected onto their principal directions, then cws training with a segmented file added

@@ -447,6 +447,35 @@ def _matching_pawsx() -> TaskData:
     return _trained_on_dev("pawsx", "pawsx_zh")
 
 
+PARAPHRASE_LABELS = ["different", "paraphrase"]  # ids 0 / 1, as every binary pair set here labels them
+
+
+@dataset("matching", "paraphrase")
+def _matching_paraphrase() -> TaskData:
+    """Every labelled paraphrase pair there is here, for one model that answers "same meaning?".
+
+    LCQMC, BQ, AFQMC and PAWS-X all label a pair 1 when the two sentences mean the same
+    (questions with the same intent; for PAWS-X, the same meaning despite shared words), so
+    their training parts pool without relabelling. Each keeps its own held-out parts: the
+    pooled model is scored on LCQMC's test (the headline), and on BQ's held-out 20%, AFQMC's
+    dev and PAWS-X's test by ``--dataset bq|afqmc|pawsx --evaluate_only``, none of them trained on.
+    """
+    lcqmc, bq, pawsx = _matching_lcqmc(), _matching_bq(), _matching_pawsx()
+    afqmc = _pair_rows(read_split("afqmc/train", "train"))
+    parts = {"LCQMC dev (90%)": lcqmc.train, "BQ dev (72%)": bq.train, "AFQMC train": afqmc, "PAWS-X dev (90%)": pawsx.train}
+    train = [r for rows in parts.values() for r in rows]
+    dev = lcqmc.dev + bq.dev + pawsx.dev
+    positive = sum(r["label"] for r in train) / len(train)
+    notes = [
+        "pooled paraphrase training pairs: "
+        + ", ".join(f"{name} {len(rows):,}" for name, rows in parts.items())
+        + f" = {len(train):,} ({positive:.1%} paraphrases); model-selection dev: the LCQMC, BQ and PAWS-X held-out parts",
+        "scored on LCQMC's labelled test (its train split is missing here); BQ's scored 20%, AFQMC's dev and "
+        "PAWS-X's test are not trained on either",
+    ]
+    return TaskData("matching-paraphrase", PARAPHRASE_LABELS, train, dev, lcqmc.test, notes=notes)
+
+
 @dataset("matching", "sts")
 def _matching_sts() -> TaskData:
     train = _pair_rows(read_split("sts_b_zh/train", "train"))
