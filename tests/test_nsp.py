@@ -143,6 +143,11 @@ def test_pretrain_with_a_pair_objective_saves_a_pretraining_model(tmp_path, para
     model, info = BertForPreTraining.from_pretrained(str(out / "final"), output_loading_info=True)
     assert not info["missing_keys"]  # the pair head was trained and saved
     assert type(AutoModelForMaskedLM.from_pretrained(str(out / "final"))).__name__ == "BertForMaskedLM"
+    # zhbert.load reads it for fill-mask without a warning about the pooler and pair head it does not use
+    from zhbert.api import _fill_mask_class
+
+    _, info = _fill_mask_class().from_pretrained(str(out / "final"), output_loading_info=True)
+    assert not info["unexpected_keys"] and not info["missing_keys"]
     saved = json.loads((out / "final" / "zhbert_pretrain.json").read_text())
     assert (saved["nsp"], saved["sop"]) == (objective == "--nsp", objective == "--sop")
 

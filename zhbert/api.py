@@ -8,6 +8,7 @@ never modified. Every span carries ``start``/``end`` offsets into the caller's
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -453,6 +454,19 @@ class MaskedLM:
 BACKENDS = ("torch", "int8")
 
 
+@functools.cache
+def _fill_mask_class():
+    """``BertForMaskedLM`` that loads a pretraining folder (``BertForPreTraining``: the bundled
+    ``base``, and every original BERT checkpoint) without a warning about the two heads fill-mask
+    does not use: the pooler and the NSP/SOP classifier stay in the file for fine-tuning."""
+    from transformers import BertForMaskedLM
+
+    class BertForMaskedLMFromPretraining(BertForMaskedLM):
+        _keys_to_ignore_on_load_unexpected = [r"^bert\.pooler\.", r"^cls\.seq_relationship\."]
+
+    return BertForMaskedLMFromPretraining
+
+
 def load(name_or_path: str, device: str | None = None, backend: str = "torch"):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
     ``"tagging"``, ``"matching"``) or any local ``save_pretrained`` folder.
@@ -506,12 +520,10 @@ def _load(name_or_path: str, device: str | None):
         return _head_predictor_class(model.head)(model, tokenizer, path)
     if config.get("model_type") != "bert":
         raise ModelLoadError(f"{path / 'config.json'}: model_type {config.get('model_type')!r} is not a BERT model")
-    from transformers import BertForMaskedLM
-
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
-    model, info = BertForMaskedLM.from_pretrained(
+    model, info = _fill_mask_class().from_pretrained(
         str(path), local_files_only=True, dtype=torch.float32, trust_remote_code=False, output_loading_info=True
     )
     # an encoder saved without its masked-LM head (BertModel, sentence-transformers) gets a random one

@@ -8,6 +8,8 @@ afqmc (train/dev; 69% one class: macro-F1 and the majority baseline reported),
 ocnli (train.50k minus '-' / dev, 3-way), lcqmc and pawsx (no train split here:
 trained on their dev, scored on their labelled test), bq (no train split and an
 unlabelled test: its labelled dev split 72/8/20 into train / dev / scored part),
+paraphrase (the training parts of lcqmc, bq, afqmc and pawsx pooled, labels
+different / paraphrase, scored on LCQMC's test: the bundled ``matching`` model),
 sts (STS-B zh, regression, Pearson / Spearman). Metric: accuracy, plus macro-F1.
 """
 
