@@ -50,3 +50,15 @@ zhbert pretrain --corpus runs/corpus --masking char --init zhbert/pretrained/bas
   --learning-rate 3e-4 --warmup 0.05 --max-steps 700 --save-steps 100 --logging-steps 20 --num-proc 2 --seed 45 \
   --output runs/default-mini-char512
 zhbert export runs/default-mini-char512/final zhbert/pretrained/base   # fp16 safetensors; records max_length 512
+
+# stage 6 (2026-11-24, the 2-core CPU machine, 13 + 38 min): char masking plus sentence-order prediction at 128
+# tokens, continued from the bundled stage 5: the 1,200-step SOP run of the pair-objective comparison
+# (bench/RESULTS.md, "Sentence order (SOP) against NSP"), then 3,600 steps more on 200,000 documents at LR 2e-4.
+python bench/corpus_sample.py --corpus runs/corpus --train runs/corpus-sample40k/sample.txt --heldout runs/corpus-heldout/heldout.txt
+python bench/corpus_sample.py --corpus runs/corpus --train runs/corpus-sample200k/sample.txt \
+  --heldout runs/corpus-heldout200k/heldout.txt --n-train 200000
+zhbert pretrain --corpus runs/corpus-sample40k --init zhbert/pretrained/base --masking char --sop --max-length 128 \
+  --batch-size 32 --learning-rate 1e-4 --max-steps 1200 --save-steps 200 --output runs/sop-cont
+zhbert pretrain --corpus runs/corpus-sample200k --init runs/sop-cont/final --masking char --sop --max-length 128 \
+  --batch-size 32 --learning-rate 2e-4 --max-steps 3600 --save-steps 400 --output runs/sop-long
+zhbert export runs/sop-long/final zhbert/pretrained/base   # fp16; BertForPreTraining (pooler and SOP head kept)

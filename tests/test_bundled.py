@@ -49,7 +49,7 @@ def test_bundled_model_reproduces_its_recorded_score(name, shared, tmp_path):
         recorded["score"], abs=5e-4
     )  # one flipped argmax in 2,000 examples at most
     pred = zhbert.load(name)
-    example = ("我们明天一起去公园散步。", "我们明天会出门。") if name == "matching" else "江泽民主席在北京会见了美国总统克林顿。"
+    example = ("手机没电了怎么办", "手机没电了该怎么办") if name == "matching" else "江泽民主席在北京会见了美国总统克林顿。"
     assert pred(example) is not None
 
 
@@ -82,11 +82,7 @@ def test_zhbert_demo_serves_the_bundled_models():
         _, ents = client.predict(text, api_name="/ner")
         assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
         assert client.predict("今天心情特别好", api_name="/tagging")["label"]
-        assert client.predict("他今天没有去上班。", "他今天在公司加班。", api_name="/matching")["label"] in (
-            "entailment",
-            "neutral",
-            "contradiction",
-        )
+        assert client.predict("手机没电了怎么办", "手机没电了该怎么办", api_name="/matching")["label"] == "paraphrase"
         filled, cands = client.predict("中国的首都是[MASK][MASK]。", api_name="/fill_mask")
         assert len(cands) == 2 and "[MASK]" not in filled
         heatmap, table = client.predict(text, 4, 1, api_name="/attention")

@@ -23,13 +23,14 @@ EXAMPLES = {
     "cws": ["江泽民主席在北京会见了美国总统克林顿。", "今天去西湖边散步，天气真好😀"],
     "ner": ["国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。", "我在上海复旦大学读书，导师是王教授。"],
     "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
-    # the bundled matching model is OCNLI's (premise, hypothesis) -> entailment / neutral / contradiction
-    "matching": [["我们明天一起去公园散步。", "我们明天会出门。"], ["他今天没有去上班，一直在家休息。", "他今天在公司加班。"]],
+    # the bundled matching model answers "do the two mean the same?" (paraphrase / different)
+    "matching": [["手机没电了怎么办", "手机没电了该怎么办"], ["花呗怎么还款", "花呗可以分期吗"]],
+    # what the bundled base answers (bench/RESULTS.md, stage 6): 文化 (节日 also fits), 京, 人, 好
     "fill": [
-        "中国的首都是[MASK][MASK]。",
+        "春节是中国最重要的传统[MASK][MASK]。",
         "我们明天去北[MASK]大学参加会议。",
         "中华[MASK]民共和国成立于一九四九年。",
-        "今天天气很[MASK]。",
+        "今天天气很[MASK]，我们去公园散步吧。",
     ],
 }
 
@@ -215,6 +216,9 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                         "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
                         "entail sentence B, leave it open (neutral), or contradict it?"
                         if "entailment" in labels
+                        else "`paraphrase`: the two sentences mean the same (questions with the same intent); `different`: they do not. "
+                        "The bundled model was trained on LCQMC, BQ, AFQMC and PAWS-X pairs (bench/RESULTS.md has its scores)."
+                        if "paraphrase" in labels
                         else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
                     )
                 )

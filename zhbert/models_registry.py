@@ -20,8 +20,8 @@ BUNDLED = {
     "base": (
         "base",
         "bash bench/default_model.sh (pretraining stages 1-3 on CPU), bash bench/default_model_gpu.sh "
-        "(stage 4, wwm on one GPU), stage 5 (char masking at 512 tokens on CPU, in bench/default_model.sh) "
-        "and zhbert export <stage 5>/final zhbert/pretrained/base",
+        "(stage 4, wwm on one GPU), stages 5 and 6 (char masking at 512 tokens; char masking + SOP at 128, on CPU, "
+        "in bench/default_model.sh) and zhbert export runs/sop-long/final zhbert/pretrained/base",
     ),
     "cws": (
         "cws",
@@ -53,8 +53,8 @@ BUNDLED = {
     ),
     "matching": (
         "matching",
-        f"zhbert train matching --dataset ocnli {_FT} --output_dir runs/rec/matching-ocnli-full; "
-        "zhbert export runs/rec/matching-ocnli-full/model zhbert/pretrained/matching",
+        f"zhbert train matching --dataset paraphrase {_FT} --output_dir runs/rec/matching-paraphrase-full; "
+        "zhbert export runs/rec/matching-paraphrase-full/model zhbert/pretrained/matching",
     ),
 }
 

@@ -109,8 +109,9 @@ class _EpochSetter(TrainerCallback):
 
 
 class _LossLog(TrainerCallback):
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, objective: str | None = None):
         self.path = path
+        self.objective = objective  # the pair objective summed into the loss, for the plot's label
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if state.is_world_process_zero and logs and "loss" in logs:
@@ -120,7 +121,7 @@ class _LossLog(TrainerCallback):
     def on_save(self, args, state, control, **kwargs):
         # refresh the curve with every checkpoint, so a long run always has an up-to-date plot
         if state.is_world_process_zero and self.path.is_file():
-            _plot_loss(self.path, self.path.with_name("loss_curve.png"))
+            _plot_loss(self.path, self.path.with_name("loss_curve.png"), self.objective)
 
 
 def load_init_model(init: str, nsp: bool = False):
@@ -181,8 +182,9 @@ def plot_loss(stages: list[tuple[Path, str, int | None]], png: Path, title: str 
     plt.close(fig)
 
 
-def _plot_loss(log_path: Path, png: Path) -> None:
-    plot_loss([(log_path, "training loss (MLM)", None)], png)
+def _plot_loss(log_path: Path, png: Path, objective: str | None = None) -> None:
+    label = "training loss (MLM" + (f" + {objective.upper()})" if objective else ")")
+    plot_loss([(log_path, label, None)], png)
 
 
 def _prepared_corpus(cfg: PretrainConfig, tokenizer):
@@ -293,7 +295,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
         args=args,
         train_dataset=blocks,
         data_collator=collator,
-        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossLog(out / "loss_log.jsonl")],
+        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossLog(out / "loss_log.jsonl", cfg.pair_objective)],
     )
     fault = FaultInjection()
     if fault.active:  # must run before the completion marker is written
@@ -331,4 +333,4 @@ def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None,
     save_tokenizer(tokenizer, final)
     (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
     if (out / "loss_log.jsonl").is_file():
-        _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png")
+        _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png", cfg.pair_objective)
