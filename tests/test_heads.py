@@ -140,7 +140,11 @@ def test_save_load_round_trip(kind, tiny_encoder, tokenizer, tmp_path, request):
     save_head(model, tokenizer, tmp_path / "m")
     loaded = load_head(tmp_path / "m")
     assert loaded.head == model.head
-    torch.testing.assert_close(loaded(**batch).logits, model(**batch).logits, rtol=0, atol=0)
+    saved, reloaded = model.state_dict(), loaded.state_dict()
+    assert saved.keys() == reloaded.keys() and all(torch.equal(saved[k], reloaded[k]) for k in saved)  # every weight, bit for bit
+    # the same weights give the same logits; a BiLSTM may take another CPU kernel for a fresh module
+    # (differences of 1e-8 seen in CI), so the forward pass is compared to 1e-6, not bit for bit
+    torch.testing.assert_close(loaded(**batch).logits, model(**batch).logits, rtol=0, atol=1e-6)
     # the encoder opens in plain transformers, and so does a stock-compatible head
     from transformers import AutoModel
 
