@@ -100,8 +100,10 @@ def demo_memory() -> tuple[float, float]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "GRADIO_SERVER_PORT": str(port), "GRADIO_SERVER_NAME": "127.0.0.1"}
-    proc = subprocess.Popen([sys.executable, str(ROOT / "demo" / "app.py")], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # `zhbert demo` is what demo/app.py runs; the port goes on its command line (gradio's
+    # GRADIO_SERVER_PORT is overridden by the explicit port the app passes to launch())
+    cmd = [sys.executable, "-m", "zhbert", "demo", "--port", str(port)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         url = f"http://127.0.0.1:{port}/"
         for _ in range(240):
