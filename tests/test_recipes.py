@@ -211,3 +211,16 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
     assert load_splits(RecipeArguments(dataset="usual"), "tagging").test == full.test
     with pytest.raises(ValueError, match="--score_on must be test or dev"):
         load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")
+
+
+def test_matching_refuses_pairs_longer_than_its_window_before_training(tiny_encoder, tmp_path):
+    """Real AFQMC pairs that do not fit a 32-token cross-encoder window are counted per split
+    and refused up front (no checkpoint written); --truncate trains on the same data."""
+    cmd = [sys.executable, str(ROOT / "recipes" / "matching.py"), "--encoder", str(tiny_encoder), "--preset", "tiny"]
+    cmd += ["--dataset", "afqmc", "--window", "32", "--output_dir", str(tmp_path / "m")]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    assert r.returncode != 0
+    assert "train pairs (the longest" in r.stderr and "32-token window" in r.stderr and "--truncate" in r.stderr, r.stderr[-2000:]
+    assert not (tmp_path / "m" / "checkpoints").exists()
+    _, m = _recipe("matching", tiny_encoder, tmp_path / "t", "--dataset", "afqmc", "--window", "32", "--truncate")
+    assert 0 <= m["metrics"]["accuracy"] <= 1

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import torch
 
-from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head
+from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
 from ..heads.inputs import token_tags_from_chars
 from ..tokenizer import encode, load_tokenizer
 from ..training.finetune import FinetuneConfig
@@ -150,6 +150,38 @@ def pair_examples(tokenizer, rows: list[dict]) -> list[dict]:
     a = encode(tokenizer, [r["text_a"] for r in rows])
     b = encode(tokenizer, [r["text_b"] for r in rows])
     return [{"input_ids": list(x.ids), "input_ids_b": list(y.ids), "label": r["label"]} for r, x, y in zip(rows, a, b)]
+
+
+def check_pair_lengths(model: ZhBertForTask, tokenizer, splits: dict[str, list[dict]]) -> None:
+    """Refuse, before any training, pairs that do not fit a cross-encoder's window.
+
+    ``[CLS] a [SEP] b [SEP]`` cannot be windowed, and cutting it is the caller's choice: so
+    every split that will be read is checked up front and counted, rather than the first
+    long pair stopping a run minutes into training or after it, during evaluation."""
+    head = model.head
+    if head.kind != "pair" or head.pair_encoding != "cross" or head.truncate:
+        return
+    limit = window_size(head, model.config)
+    found, seen = [], []
+    for name, rows in splits.items():
+        if not rows or rows in seen:  # a set scored on its dev split has it as dev and test: count it once
+            continue
+        seen.append(rows)
+        lengths = [
+            (len(x) + len(y) + 3, row)
+            for row, x, y in zip(rows, encode(tokenizer, [r["text_a"] for r in rows]), encode(tokenizer, [r["text_b"] for r in rows]))
+        ]
+        long = [(n, row) for n, row in lengths if n > limit]
+        if long:
+            n, row = max(long, key=lambda item: item[0])
+            where = f", id {row['id']}" if "id" in row else ""
+            found.append(f"{len(long):,} of {len(rows):,} {name} pairs (the longest {n} tokens{where})")
+    if found:
+        raise ValueError(
+            f"{'; '.join(found)} do not fit the {limit}-token window ([CLS] a [SEP] b [SEP]) of this head: "
+            "rerun with --truncate (cuts the longer side first, as BERT's run_classifier does, in training and "
+            "prediction alike) or --pair_encoding bi (each side encoded and windowed alone)"
+        )
 
 
 def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
