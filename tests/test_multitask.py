@@ -77,13 +77,20 @@ def test_train_multitask_and_the_study(tiny_encoder, tmp_path):
 
     recipe = RECIPES["multitask"]
     args = recipe.arguments(
-        encoder=str(tiny_encoder), dataset="ner=msra,tagging=usual", preset="tiny", window=64, output_dir=str(tmp_path / "mt")
+        encoder=str(tiny_encoder),
+        dataset="ner=msra,tagging=usual,matching=lcqmc",
+        preset="tiny",
+        window=64,
+        output_dir=str(tmp_path / "mt"),
     )
     record = recipe.run(args)
-    assert set(record["tasks"]) == {"ner", "tagging"}
+    # a token, a sequence and a pair head trained together, each scored by its own recipe
+    assert set(record["tasks"]) == {"ner", "tagging", "matching"}
     assert record["tasks"]["ner"]["dataset"] == "ner-msra" and record["tasks"]["tagging"]["headline"] == "macro_f1"
+    assert record["tasks"]["matching"]["dataset"] == "matching-lcqmc" and record["tasks"]["matching"]["headline"] == "accuracy"
     mt = zhbert.load(str(tmp_path / "mt" / "model"))
-    assert set(mt.heads) == {"ner", "tagging"}
+    assert set(mt.heads) == {"ner", "tagging", "matching"}
+    assert mt["matching"](("花呗怎么还款", "花呗如何还钱")).label in {"0", "1"}
     with pytest.raises(ValueError, match="recipe=dataset pairs"):
         recipe.run(recipe.arguments(encoder=str(tiny_encoder), dataset="ner=msra,poetry=tang", preset="tiny"))
     res = CliRunner().invoke(
