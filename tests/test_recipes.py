@@ -224,3 +224,41 @@ def test_matching_refuses_pairs_longer_than_its_window_before_training(tiny_enco
     assert not (tmp_path / "m" / "checkpoints").exists()
     _, m = _recipe("matching", tiny_encoder, tmp_path / "t", "--dataset", "afqmc", "--window", "32", "--truncate")
     assert 0 <= m["metrics"]["accuracy"] <= 1
+
+
+def test_evaluate_only_reads_as_its_flags_say(tiny_encoder, tmp_path):
+    """``--evaluate_only MODEL --truncate`` scores the saved head on first windows. It used to
+    keep the saved head's reading and only record the flag: a "first window" cross-read of a
+    windowed `sources` model that scored every window, to the digit."""
+    from dataclasses import replace
+
+    import torch
+
+    from zhbert.heads import load_head, predict_scores
+    from zhbert.metrics import classification_scores
+    from zhbert.recipes import RECIPES
+    from zhbert.recipes.common import load_splits
+    from zhbert.tokenizer import load_tokenizer
+
+    recipe = RECIPES["tagging"]
+    common = dict(dataset="sources", preset="tiny", window=64)
+    trained = recipe.run(recipe.arguments(encoder=str(tiny_encoder), output_dir=str(tmp_path / "t"), **common))
+    saved = tmp_path / "t" / "model"
+    args = recipe.arguments(evaluate_only=str(saved), truncate=True, output_dir=str(tmp_path / "first"), **common)
+    first = recipe.run(args)
+    assert trained["head"]["truncate"] is False and first["head"]["truncate"] is True
+    assert first["head"]["window"] == 64 and first["head"]["window_pool"] == "mean"
+
+    # its score is the saved head's read through the first window only, recomputed by hand
+    test = load_splits(args, "tagging").test
+    texts, gold = [r["text"] for r in test], [r["label"] for r in test]
+    model, tokenizer = load_head(saved), load_tokenizer(saved)
+    every_window = predict_scores(model, tokenizer, texts, batch_size=8)
+    model.head = replace(model.head, truncate=True)
+    first_window = predict_scores(model, tokenizer, texts, batch_size=8)
+    assert not torch.allclose(every_window, first_window)  # 1,000-character excerpts: many windows of 64
+    assert first["metrics"] == classification_scores(gold, first_window.argmax(-1).tolist(), len(trained["metrics"]["per_label_f1"]))
+
+    # what the weights fix cannot be changed at evaluation: refused, not ignored
+    with pytest.raises(ValueError, match="trained with window_pool='mean'"):
+        recipe.run(recipe.arguments(evaluate_only=str(saved), window_pool="mean-max", output_dir=str(tmp_path / "x"), **common))

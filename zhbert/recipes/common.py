@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import asdict
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 import torch
@@ -47,8 +47,6 @@ def subsample(rows: list[dict], n: int | None) -> list[dict]:
 
 def load_splits(args: RecipeArguments, task: str):
     """The dataset's splits, cut to ``--max_train_samples`` / ``--max_eval_samples``."""
-    from dataclasses import replace
-
     from ..data.tasks import load_task_data
 
     data = load_task_data(task, args.dataset)
@@ -72,8 +70,6 @@ def load_splits(args: RecipeArguments, task: str):
 
 def _with_extra_train(path: str, task: str, train: list[dict], data):
     """The training rows plus a segmented file's (cws only), and the data's notes saying so."""
-    from dataclasses import replace
-
     from ..data import read_segmented
     from ..data.tasks import cws_rows
 
@@ -119,6 +115,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     torch.manual_seed(args.seed)
     if args.evaluate_only:
         model = load_head(args.evaluate_only)
+        model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
     path = _encoder_path(args.encoder)
     model = new_head(path, head)
@@ -128,6 +125,32 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         if head.mode == "frozen":
             model.freeze_encoder()
     return model, load_tokenizer(path)
+
+
+# How a saved head reads a text: may change when a saved model is scored (e.g. a head trained
+# through windows, read truncated), as bench/RESULTS.md's long-text cross-reads do.
+READING_OPTIONS = ("window", "stride", "window_align", "truncate")
+# What a head was trained as: fixed in its weights, so a different value at evaluation is an error.
+TRAINED_OPTIONS = ("mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding")
+
+
+def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> HeadConfig:
+    """``saved`` (the head of ``--evaluate_only folder``), reading text as the command line asks.
+
+    Options left at their defaults keep the saved head's values. A reading option given
+    (``--truncate``, ``--window``, ``--stride``, ``--window_align``) replaces the saved one; a
+    training option that contradicts the saved head is refused rather than silently ignored,
+    so the scores in ``metrics.json`` are those of the flags it records."""
+    defaults = {f.name: f.default for f in fields(RecipeArguments)}
+    for name in TRAINED_OPTIONS:
+        given = getattr(args, name)
+        if given != defaults[name] and given != getattr(saved, name):
+            raise ValueError(
+                f"--{name} {given}: {folder} was trained with {name}={getattr(saved, name)!r}, which its weights fix; "
+                f"evaluating a saved model can change how it reads text (--{', --'.join(READING_OPTIONS)}), not how it was trained"
+            )
+    asked = {name: getattr(args, name) for name in READING_OPTIONS if getattr(args, name) != defaults[name]}
+    return replace(saved, **asked)
 
 
 def char_tag_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[dict]:
@@ -270,5 +293,7 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
     if model is not None and not args.evaluate_only and args.save_model:
         save_head(model, tokenizer, out / "model")
     record = result_record(args, task, data, metrics, headline)
+    if model is not None:  # the head as scored: a saved model's own settings, not the flags' defaults
+        record["head"] = asdict(model.head)
     (out / "metrics.json").write_text(json.dumps(record, indent=2, ensure_ascii=False))
     return record

@@ -26,6 +26,7 @@ from .common import (
     char_tag_examples,
     check_unk_share,
     classification_examples,
+    evaluated_head,
     finetune_config,
     head_config,
     load_splits,
@@ -76,6 +77,8 @@ def run(args: RecipeArguments) -> dict:
     torch.manual_seed(args.seed)
     if args.evaluate_only:
         model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
+        for view in model.tasks.values():  # the reading flags given (e.g. --truncate) apply to every head
+            view.head = evaluated_head(args, view.head, args.evaluate_only)
     else:
         from ..models_registry import resolve_model_path
 
