@@ -4,6 +4,8 @@ dozen real examples (recipe preset ``tiny``): the tables, plots and claims they 
 import json
 
 import pytest
+import torch
+from transformers import AutoModelForMaskedLM
 
 from zhbert.studies.modes import ModeRow, literature_claims
 
@@ -132,6 +134,19 @@ def test_study_modes_end_to_end(tiny_encoder, tmp_path):
     assert res.exit_code == 1 and "other.json: encoder 'base'" in res.output and "do not compare" in res.output
 
 
+def _fresh_tiny_start():
+    """A tiny masked LM built as a from-scratch pretraining run builds it (seed 42, sinusoids)."""
+    from zhbert.tokenizer import build_tokenizer
+    from zhbert.training.mlm_model import SparseBertForMaskedLM
+    from zhbert.training.positions import init_positions_sinusoidal
+    from zhbert.training.sizes import bert_config
+
+    torch.manual_seed(42)
+    model = SparseBertForMaskedLM(bert_config("tiny", len(build_tokenizer()), max_position_embeddings=512))
+    init_positions_sinusoidal(model)
+    return model
+
+
 def test_study_masking_end_to_end(tmp_path, pd_sentences):
     from typer.testing import CliRunner
 
@@ -179,8 +194,18 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
     )
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "masking.json").read_text(encoding="utf-8"))["rows"]
-    assert [(r["masking"], r["nsp"]) for r in rows] == [("char", False), ("wwm", False)]
-    for r in rows:
+    assert [(r["masking"], r["nsp"]) for r in rows] == [("none", False), ("char", False), ("wwm", False)]
+    # the control 'none': the runs' exact starting weights (seed 42, sinusoidal positions), never trained
+    untrained, start = AutoModelForMaskedLM.from_pretrained(out / "pretrain" / "none" / "final"), _fresh_tiny_start()
+    for name, tensor in start.state_dict().items():
+        assert torch.equal(untrained.state_dict()[name], tensor), name
+    assert json.loads((out / "pretrain" / "none" / "final" / "zhbert_pretrain.json").read_text())["max_steps"] == 0
+    assert rows[0]["steps"] == rows[0]["tokens"] == 0 and rows[0]["final_loss"] is None and set(rows[0]["scores"]) == {"ner", "matching"}
+    none_run = json.loads((out / "finetune" / "none" / "ner-seed1" / "metrics.json").read_text())
+    assert none_run["arguments"]["encoder"].endswith("pretrain/none/final")
+    trained = AutoModelForMaskedLM.from_pretrained(out / "pretrain" / "char" / "final")
+    assert not torch.equal(trained.bert.embeddings.word_embeddings.weight, untrained.bert.embeddings.word_embeddings.weight)
+    for r in rows[1:]:
         assert r["tokens"] == 4 * 4 * 64 and r["pretrain_seconds"] > 0 and r["final_loss"] > 0
         assert set(r["scores"]) == {"ner", "matching"}
         # whole-word blanks cover more characters than 40 sentences' worth of single blanks would miss
@@ -192,7 +217,7 @@ def test_study_masking_end_to_end(tmp_path, pd_sentences):
         pretrained = json.loads((out / "pretrain" / r["masking"] / "final" / "zhbert_pretrain.json").read_text())
         assert pretrained["learning_rate"] == 1e-3
     table = (out / "masking.md").read_text(encoding="utf-8")
-    assert table.count("\n") == 4 and "| fill-mask char acc | whole-word acc |" in table
+    assert table.count("\n") == 5 and "| none | no | 0 | 0 |" in table and "| fill-mask char acc | whole-word acc |" in table
     assert (out / "masking.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

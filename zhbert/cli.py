@@ -454,6 +454,11 @@ def study_masking(
         help="continue every run from this checkpoint folder or bundled model (e.g. base) "
         "instead of pretraining from scratch; adds its own row, 'init'",
     ),
+    untrained: bool = typer.Option(
+        True,
+        help="from scratch: add the row 'none', the runs' common starting weights fine-tuned without pretraining "
+        "(the control that shows whether pretraining helped at all)",
+    ),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
     from .errors import ModelLoadError
@@ -486,6 +491,7 @@ def study_masking(
             fill_mask_sentences=fill_mask_sentences,
             learning_rate=pretrain_learning_rate,
             init=init,
+            untrained=untrained,
         )
     except (RuntimeError, ValueError, FileNotFoundError, ModelLoadError) as e:
         _fail(str(e))

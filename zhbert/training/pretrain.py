@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -34,7 +34,7 @@ from .sizes import SIZES, bert_config
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["PretrainConfig", "pretrain", "prepare_corpus", "load_init_model"]
+__all__ = ["PretrainConfig", "pretrain", "save_untrained", "prepare_corpus", "load_init_model"]
 
 
 def _help(text: str, **extra) -> dict:
@@ -240,25 +240,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
     """Run (or resume) pretraining; returns the folder with the final model."""
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
-    init_config = None
-    if cfg.init:
-        tokenizer = _init_tokenizer(cfg.init)
-        model, _ = load_init_model(cfg.init, nsp=cfg.pair_objective is not None)
-        init_config = model.config.to_dict()
-    else:
-        tokenizer = build_tokenizer()
-        torch.manual_seed(cfg.seed)
-        model = (SparseBertForPreTraining if cfg.pair_objective else SparseBertForMaskedLM)(
-            bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
-        )
-    if cfg.position_init not in ("auto", "sinusoidal", "normal"):
-        raise ValueError(f"unknown position_init {cfg.position_init!r}; choose auto, sinusoidal or normal")
-    if cfg.position_init == "normal" and cfg.init:
-        raise ValueError("position_init='normal' re-draws nothing for a checkpoint; use auto to keep its positions")
-    if cfg.position_init == "sinusoidal" or (cfg.position_init == "auto" and not cfg.init):
-        init_positions_sinusoidal(model)  # a resumed run then loads its checkpoint's trained values over this
-    if len(tokenizer) > model.config.vocab_size:
-        raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model only {model.config.vocab_size}")
+    tokenizer, model, init_config = _starting_model(cfg)
 
     args = TrainingArguments(
         output_dir=str(out),
@@ -320,6 +302,46 @@ def pretrain(cfg: PretrainConfig) -> Path:
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
     return final
+
+
+def save_untrained(cfg: PretrainConfig) -> Path:
+    """Save the model ``pretrain(cfg)`` would start from, untrained, as ``<output>/final``.
+
+    A from-scratch comparison needs it as its control: fine-tuned the same way, it shows
+    whether pretraining helped at all (on little compute it may not). Same seed, size and
+    position code as the real runs, so it is their exact step 0."""
+    if cfg.init:
+        raise ValueError("save_untrained is the start of a from-scratch run; with init the start is the init model itself")
+    out = Path(cfg.output)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer, model, _ = _starting_model(cfg)
+    final = out / "final"
+    _save_final(model, tokenizer, replace(cfg, max_steps=0), None, (), final, out)
+    return final
+
+
+def _starting_model(cfg: PretrainConfig):
+    """Tokenizer, model and (when continuing) the init model's config, before any step."""
+    init_config = None
+    if cfg.init:
+        tokenizer = _init_tokenizer(cfg.init)
+        model, _ = load_init_model(cfg.init, nsp=cfg.pair_objective is not None)
+        init_config = model.config.to_dict()
+    else:
+        tokenizer = build_tokenizer()
+        torch.manual_seed(cfg.seed)
+        model = (SparseBertForPreTraining if cfg.pair_objective else SparseBertForMaskedLM)(
+            bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
+        )
+    if cfg.position_init not in ("auto", "sinusoidal", "normal"):
+        raise ValueError(f"unknown position_init {cfg.position_init!r}; choose auto, sinusoidal or normal")
+    if cfg.position_init == "normal" and cfg.init:
+        raise ValueError("position_init='normal' re-draws nothing for a checkpoint; use auto to keep its positions")
+    if cfg.position_init == "sinusoidal" or (cfg.position_init == "auto" and not cfg.init):
+        init_positions_sinusoidal(model)  # a resumed run then loads its checkpoint's trained values over this
+    if len(tokenizer) > model.config.vocab_size:
+        raise ValueError(f"tokenizer has {len(tokenizer)} tokens but the model only {model.config.vocab_size}")
+    return tokenizer, model, init_config
 
 
 def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None, blocks, final: Path, out: Path) -> None:
