@@ -77,9 +77,9 @@ def test_zhbert_demo_serves_the_bundled_models():
         else:
             pytest.fail("zhbert demo did not answer within 90 s")
         text = "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。"
-        words, spans = client.predict(text, api_name="/segment")
+        words, spans = client.predict(text, "", api_name="/segment")
         assert "".join(s["text"] for s in spans) == text
-        _, ents = client.predict(text, api_name="/ner")
+        _, ents = client.predict(text, "", api_name="/ner")
         assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
         assert client.predict("今天心情特别好", api_name="/tagging")["label"]
         assert client.predict("手机没电了怎么办", "手机没电了该怎么办", api_name="/matching")["label"] == "paraphrase"

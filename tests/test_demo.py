@@ -37,10 +37,15 @@ def test_every_endpoint_with_gradio_client(app):
     module, demo = app
     client = Client(demo.local_url, verbose=False)
     text = "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。"
-    words, spans = client.predict(text, api_name="/segment")
+    words, spans = client.predict(text, "", api_name="/segment")
     assert words.replace(" / ", "") == text and all(text[s["start"] : s["end"]] == s["text"] for s in spans)
-    highlighted, ents = client.predict(text, api_name="/ner")
+    assert "人民大会堂" not in words.split(" / ")
+    forced, _ = client.predict(text, "人民大会堂\n", api_name="/segment")  # the user-dictionary box
+    assert "人民大会堂" in forced.split(" / ")
+    highlighted, ents = client.predict(text, "", api_name="/ner")
     assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
+    _, ents = client.predict(text, "人民大会堂 LOC", api_name="/ner")
+    assert {"text": "人民大会堂", "label": "LOC"}.items() <= next(e for e in ents if e["text"] == "人民大会堂").items()
     label = client.predict("今天心情特别好😀", api_name="/tagging")
     assert label["label"] in ("neutral", "angry", "happy", "sad", "fear", "surprise")
     rel = client.predict("花呗怎么还款", "花呗如何还钱", api_name="/matching")

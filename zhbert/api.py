@@ -129,6 +129,47 @@ class _HeadPredictor:
     def __init__(self, model: ZhBertForTask, tokenizer, path: Path):
         self.model, self.tokenizer, self.path = model, tokenizer, path
         self.head = model.head
+        self.forced = None  # a user dictionary's forced words (token heads)
+
+    def forcing(self, user_dict) -> "_HeadPredictor":
+        """A copy of this predictor that forces ``user_dict``'s words (``dict_mode="force"``), sharing the
+        model: nothing of this predictor changes (the demo's per-request dictionary box)."""
+        import copy
+
+        from .dictionary import read_dictionary
+        from .heads.user_dict import ForcedWords
+
+        if self.head.kind != "token":
+            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
+        other = copy.copy(self)
+        other.forced = ForcedWords(read_dictionary(user_dict), self.head.labels, self.head.scheme)
+        return other
+
+    def use_dictionary(self, user_dict, dict_mode: str = "force") -> None:
+        """Apply a user dictionary (a file path or a list of words) to this predictor only.
+
+        ``force``: every listed word found in a text comes out whole (an entity of its type for
+        NER: ``word<TAB>TYPE``), enforced in decoding; on a head with lexicon features the words
+        also join its lexicon. ``prefer``: the words join the lexicon of a head trained with one
+        (``--lexicon``) and the model decides. See ``zhbert/heads/user_dict.py``."""
+        from .dictionary import read_dictionary
+        from .heads.user_dict import DICT_MODES, ForcedWords
+
+        if dict_mode not in DICT_MODES:
+            raise ValueError(f"dict_mode must be one of {', '.join(DICT_MODES)}, got {dict_mode!r}")
+        if self.head.kind != "token":
+            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
+        dictionary = read_dictionary(user_dict)
+        has_lexicon = self.model.word_features is not None and self.model.word_features.lexicon is not None
+        if dict_mode == "prefer" and not has_lexicon:
+            raise ValueError(
+                f"dict_mode='prefer' adds words to the lexicon of a head trained with one (--lexicon jieba); "
+                f"{self.path} has no lexicon features: use dict_mode='force'"
+            )
+        if dict_mode == "force":
+            self.forced = ForcedWords(dictionary, self.head.labels, self.head.scheme)
+        if has_lexicon:
+            self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)
 
     def __call__(self, inputs, batch_size: int = 32):
         _check_count("batch_size", batch_size)
@@ -165,7 +206,7 @@ class Segmenter(_HeadPredictor):
     predict = __call__
 
     def _predict(self, texts, batch_size, person_names="split"):
-        words = self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size))
+        words = self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced))
         if person_names == "whole":
             if self.name_finder is None:
                 self.name_finder = load("ner")
@@ -195,7 +236,7 @@ class EntityRecognizer(_HeadPredictor):
     """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
 
     def _predict(self, texts, batch_size):
-        return self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size))
+        return self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced))
 
     def _from_raw(self, texts, preds):
         out = []
@@ -467,9 +508,14 @@ def _fill_mask_class():
     return BertForMaskedLMFromPretraining
 
 
-def load(name_or_path: str, device: str | None = None, backend: str = "torch"):
+def load(name_or_path: str, device: str | None = None, backend: str = "torch", user_dict=None, dict_mode: str = "force"):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
     ``"tagging"``, ``"matching"``) or any local ``save_pretrained`` folder.
+
+    ``user_dict`` (segmentation and NER): a dictionary file (``word``, ``word FREQ [POS]`` as
+    jieba writes it, or ``word<TAB>TYPE`` for NER) or a list of words, for this predictor only;
+    ``dict_mode``: ``"force"`` (listed words always come out whole) or ``"prefer"`` (they join
+    the lexicon of a head trained with one). ``zhbert/heads/user_dict.py`` has the rules.
 
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/RESULTS.md, "Inference against
@@ -479,6 +525,10 @@ def load(name_or_path: str, device: str | None = None, backend: str = "torch"):
     if backend == "int8" and device not in (None, "cpu"):
         raise ValueError(f"backend='int8' runs on the CPU only, got device={device!r}")
     predictor = _load(name_or_path, device)
+    if user_dict is not None:
+        if not isinstance(predictor, _HeadPredictor):
+            raise ValueError(f"a user dictionary applies to segmentation and NER models, not to {type(predictor).__name__}")
+        predictor.use_dictionary(user_dict, dict_mode)
     if backend == "int8":
         _to_int8(predictor.model)
     return predictor

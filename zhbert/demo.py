@@ -16,6 +16,7 @@ from .heads.inputs import window_batch
 from .tokenizer import encode
 
 MAX_CHARS = 5000  # longer inputs get a message instead of a long wait
+MAX_DICT_WORDS = 1000  # words in the demo's user-dictionary box
 MAX_MASKS = 20  # masks fill one at a time: 500 of them held the fill-mask tab for 94 s
 TASKS = ("cws", "ner", "tagging", "matching", "base")
 
@@ -55,17 +56,30 @@ def _load_all(models: dict[str, str] | None) -> dict[str, object]:
     return loaded
 
 
-def segment(pred, text):
+def _with_words(pred, words: str):
+    """The predictor forcing the dictionary box's words (one per line; NER: word, a space or tab, TYPE)."""
+    lines = [line.strip() for line in (words or "").splitlines() if line.strip()]
+    if not lines:
+        return pred
+    if len(lines) > MAX_DICT_WORDS:
+        raise gr.Error(f"the demo takes up to {MAX_DICT_WORDS:,} dictionary words; use zhbert.load(..., user_dict=FILE) for more")
+    try:
+        return pred.forcing(lines)
+    except ValueError as e:
+        raise gr.Error(str(e)) from None
+
+
+def segment(pred, text, words=""):
     # person names whole (江泽民) when the demo has an NER model to find them; the PKU
     # standard the segmenter learned splits surname and given name (江 / 泽民)
     names = "whole" if pred.name_finder is not None else "split"
-    words = pred(_check(text), person_names=names)
+    words = _with_words(pred, words)(_check(text), person_names=names)
     return " / ".join(w.text for w in words), [w.to_dict() for w in words]
 
 
-def entities(pred, text):
+def entities(pred, text, words=""):
     text = _check(text)
-    ents = pred(text)
+    ents = _with_words(pred, words)(text)
     return {"text": text, "entities": [{"entity": e.label, "start": e.start, "end": e.end} for e in ents]}, [e.to_dict() for e in ents]
 
 
@@ -150,16 +164,21 @@ def _missing(loaded, task) -> bool:
     return False
 
 
-def _text_tab(loaded, task, title, input_label, example_key, outputs, button, fn, api_name):
-    """A tab with one text box in: its model's outputs, a button, real examples;
-    or, when the model is missing, the reason and how to make it."""
+def _text_tab(loaded, task, title, input_label, example_key, outputs, button, fn, api_name, dictionary: str | None = None):
+    """A tab with one text box in (and a user-dictionary box, when ``dictionary`` labels it):
+    its model's outputs, a button, real examples; or, when the model is missing, the reason and how to make it."""
     with gr.Tab(title):
         if _missing(loaded, task):
             return
         pred = loaded[task]
         inp = gr.Textbox(label=input_label, value=EXAMPLES[example_key][0])
+        if dictionary:
+            words = gr.Textbox(label=dictionary, value="", lines=2, elem_id=f"{api_name}-dict")
         outs = outputs()
-        gr.Button(button).click(lambda t: fn(pred, t), inp, outs, api_name=api_name)
+        if dictionary:
+            gr.Button(button).click(lambda t, w: fn(pred, t, w), [inp, words], outs, api_name=api_name)
+        else:
+            gr.Button(button).click(lambda t: fn(pred, t), inp, outs, api_name=api_name)
         gr.Examples([[e] for e in EXAMPLES[example_key]], inp)
 
 
@@ -182,6 +201,7 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
             "Segment",
             segment,
             "segment",
+            dictionary="User dictionary: words always kept whole, one per line (e.g. 北京大学)",
         )
         _text_tab(
             loaded,
@@ -193,6 +213,7 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
             "Find entities",
             entities,
             "ner",
+            dictionary="User dictionary: entities always found, one per line as word TYPE (e.g. 华为 ORG)",
         )
         _text_tab(
             loaded,

@@ -43,7 +43,9 @@ def _on_model_device(model: ZhBertForTask, batch: dict) -> dict:
 
 
 @torch.no_grad()
-def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16) -> list[TokenTags]:
+def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16, forced=None) -> list[TokenTags]:
+    """Each text's tokens and their decoded tags; ``forced`` (a :class:`~zhbert.heads.user_dict.ForcedWords`)
+    keeps its words whole in decoding."""
     if model.head.kind != "token":
         raise ValueError(f"predict_tags needs a token head, this model is a {model.head.kind} head")
     model.eval()
@@ -51,20 +53,27 @@ def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: 
     encs = encode(tokenizer, list(texts))
     spans = [coll.text_spans(e) for e in encs]
     rows = window_rows(spans, keep_empty=False)
+    constraints = [forced.token_constraints(e.text, e.offsets) for e in encs] if forced is not None else None
     preds: dict[tuple[int, int], list[int]] = {}
     probs: dict[tuple[int, int], list[float]] = {}
     for chunk in row_batches(rows, batch_size):
         batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk]))
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-        decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs)
+        decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs, constraints)
     return assemble_tags(spans, encs, preds, probs, model.head.labels)
 
 
-def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict) -> None:
-    """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability."""
+def decode_rows(
+    model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict, constraints=None
+) -> None:
+    """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability;
+    rows with forced words (``constraints``: per text, ``{token: allowed tags}``) decode under them."""
     soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
-    paths = model.decode_tokens(logits, token_mask_of(chunk, attention_mask))
-    if model.crf is None:  # the argmax path: each chosen tag's probability is the row maximum
+    token_mask = token_mask_of(chunk, attention_mask)
+    paths = model.decode_tokens(logits, token_mask)
+    if constraints is not None:
+        _decode_forced(model, logits, token_mask, chunk, constraints, paths)
+    if model.crf is None and constraints is None:  # the argmax path: each chosen tag's probability is the row maximum
         best = soft.max(-1).values.tolist()
         chosen = [row[: len(path)] for row, path in zip(best, paths)]
     else:  # every row's chosen probabilities in one gather, then cut back into rows
@@ -76,6 +85,26 @@ def decode_rows(model: ZhBertForTask, logits: torch.Tensor, chunk: list, attenti
     for (i, a, _), path, p in zip(chunk, paths, chosen):
         preds[(i, a)] = path
         probs[(i, a)] = p
+
+
+def _decode_forced(model, logits, token_mask, chunk, constraints, paths) -> None:
+    """Redecode, in place in ``paths``, the rows that hold forced tokens (the others keep their
+    plain decoding, so a text's answer never depends on the batch it shares)."""
+    from .user_dict import constrained_decode
+
+    rows = [r for r, (i, a, b) in enumerate(chunk) if any(a <= t < b for t in constraints[i])]
+    if not rows:
+        return
+    k = logits.size(-1)
+    allowed = torch.ones(len(rows), logits.size(1) - 1, k, dtype=torch.bool, device=logits.device)
+    for j, r in enumerate(rows):
+        i, a, b = chunk[r]
+        for t, ok in constraints[i].items():
+            if a <= t < b:
+                allowed[j, t - a] = torch.tensor(ok, device=logits.device)
+    fixed = constrained_decode(model, logits[rows, 1:], token_mask[rows, 1:].bool(), allowed)
+    for r, path in zip(rows, fixed):
+        paths[r] = path
 
 
 def window_rows(spans: list[list[tuple[int, int]]], keep_empty: bool) -> list[tuple[int, int, int]]:

@@ -1,0 +1,159 @@
+"""User dictionaries: files validated line by line, forced words never cut, predictors independent."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import zhbert
+from zhbert.dictionary import read_dictionary
+from zhbert.errors import DataFormatError
+
+# ---- dictionary files: what users of jieba / HanLP / LTP report as "my dictionary did not take effect"
+
+
+def _write(tmp_path, data: bytes, name="user.dict"):
+    p = tmp_path / name
+    p.write_bytes(data)
+    return p
+
+
+def test_dictionary_file_quirks_are_read_as_meant(tmp_path):
+    text = "\ufeff区块链\r\n\r\n5G网络 12\r\n新冠-19 nz\r\nCOVID-19\t3\tnz\r\niPhone15\r\n马化腾\tPER\r\n区块链 7\r\n  \r\n#热搜#\r\n"
+    d = read_dictionary(_write(tmp_path, text.encode("utf-8")))
+    words = [e.word for e in d]
+    assert words == ["区块链", "5G网络", "新冠-19", "COVID-19", "iPhone15", "马化腾", "#热搜#"]  # BOM gone, CRLF gone
+    assert d.entries["5G网络"].freq == 12 and d.entries["5G网络"].tag is None
+    assert d.entries["新冠-19"].tag == "nz" and d.entries["COVID-19"].freq == 3
+    assert d.entries["马化腾"].tag == "PER" and d.entries["马化腾"].line == 7
+    assert d.duplicates == 1 and d.entries["区块链"].freq == 7  # the repeat merged, its frequency kept
+    assert d.blank_lines == 2
+
+
+@pytest.mark.parametrize(
+    "content, line, problem",
+    [
+        (b"\xe5\x8c\x97\xe4\xba\xac\n\xff\xfe\n", 2, "not valid UTF-8"),
+        ("北京 3.5\n".encode(), 1, "positive whole number"),
+        ("北京\n上海 -2\n".encode(), 2, "positive whole number"),
+        ("北京 3 ns 多余\n".encode(), 1, "4 columns"),
+        ("北京 3 5\n".encode(), 1, "two frequencies"),
+        ("北京 ns nr\n".encode(), 1, "two tags"),
+        ("北京 ！！\n".encode(), 1, "neither a frequency"),
+        ("北\x07京\n".encode(), 1, "control or format character U+0007"),
+        ("北京\tLOC\n上海\tLOC\n北京\tORG\n".encode(), 3, "tagged ORG here but LOC on line 1"),
+        (("长" * 101 + "\n").encode(), 1, "101 characters"),
+        ("\tLOC\n".encode(), 1, "empty word"),
+    ],
+)
+def test_bad_dictionary_lines_name_file_and_line(tmp_path, content, line, problem):
+    p = _write(tmp_path, content)
+    with pytest.raises(DataFormatError) as e:
+        read_dictionary(p)
+    assert str(e.value).startswith(f"{p}:{line}: ") and problem in str(e.value)
+
+
+def test_dictionary_path_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.dict"):
+        read_dictionary(tmp_path / "missing.dict")
+    with pytest.raises(DataFormatError, match="is a folder"):
+        read_dictionary(tmp_path)
+    with pytest.raises(ValueError, match="user_dict input 2: empty word"):
+        read_dictionary(["北京", " "])
+    with pytest.raises(TypeError, match="input 1"):
+        read_dictionary([3])
+
+
+def million_word_dictionary(path):
+    """1,000,000 realistic entries: jieba's words, then compounds of two of them (domain terms such as
+    北京大学生命科学学院 are built that way), each with a frequency and a tag."""
+    import random
+
+    from zhbert.dictionary import jieba_dictionary_path
+
+    rng = random.Random(0)
+    base = [line.split()[0] for line in jieba_dictionary_path().read_text(encoding="utf-8").splitlines()]
+    words = dict.fromkeys(base)
+    while len(words) < 1_000_000:
+        a, b = rng.choice(base), rng.choice(base)
+        if len(a) + len(b) <= 8:
+            words[a + b] = None
+    path.write_text("".join(f"{w} {rng.randint(1, 999)} nz\n" for w in words), encoding="utf-8")
+    return path
+
+
+def test_million_word_dictionary_loads_in_seconds(tmp_path):
+    import time
+
+    from zhbert.heads.user_dict import ForcedWords
+
+    p = million_word_dictionary(tmp_path / "big.dict")
+    start = time.perf_counter()
+    d = read_dictionary(p)
+    ForcedWords(d, ["B", "M", "E", "S"], "BMES-untyped")
+    assert len(d) == 1_000_000
+    assert time.perf_counter() - start < 40  # bench/user_dict.py holds the 10 s target, on an idle machine
+
+
+# ---- forced words in the bundled models
+
+DOMAIN_WORDS = ["区块链技术", "新冠病毒", "华为", "生命起源", "北京大学生命科学学院", "石墨烯", "量子计算机"]
+
+
+def _insert(sentences, words):
+    """Each word spliced into a real sentence after its first comma (or at its start)."""
+    out = []
+    for k, s in enumerate(sentences):
+        w = words[k % len(words)]
+        cut = s.find("，") + 1
+        out.append(s[:cut] + w + s[cut:])
+    return out
+
+
+def test_forced_words_never_cut_batch_and_single(pd_sentences):
+    texts = _insert([s for s in pd_sentences if "，" in s][:40], DOMAIN_WORDS)
+    cws = zhbert.load("cws", user_dict=DOMAIN_WORDS)
+    batch = cws(texts, batch_size=8)
+    for text, words in zip(texts, batch):
+        assert "".join(w.text for w in words) == re.sub(r"\s", "", text)
+        starts, ends = {w.start for w in words}, {w.end for w in words}
+        for word in DOMAIN_WORDS:
+            for m in re.finditer(re.escape(word), text):
+                assert m.start() in starts and m.end() in ends, (word, text)
+                assert not any(m.start() < s < m.end() for s in starts), (word, text)
+    assert [cws(t) for t in texts[:10]] == batch[:10]
+
+
+def test_forced_words_change_the_cut_and_predictors_stay_apart():
+    text = "研究生命起源的科学家们在北京大学开会。"
+    plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["北京大学", "学开"])
+    before = [w.text for w in plain(text)]
+    assert "北京大学" not in before  # the PKU standard cuts it: 北京 / 大学
+    after = [w.text for w in forced(text)]
+    assert "北京大学" in after and "学开" not in after  # longest first: 学开 overlaps 北京大学
+    assert [w.text for w in plain(text)] == before  # the other predictor is untouched
+    other = zhbert.load("cws", user_dict=["科学家们"])
+    assert "科学家们" in [w.text for w in other(text)] and "北京大学" not in [w.text for w in other(text)]
+    assert [w.text for w in forced(text)] == after
+
+
+def test_forced_entities_take_their_type():
+    text = "腾讯的马化腾和华为的任正非在深圳见面。"
+    ner = zhbert.load("ner", user_dict=["华为\tORG", "任正非\tPER"])
+    spans = {(s.text, s.label) for s in ner(text)}
+    assert ("华为", "ORG") in spans and ("任正非", "PER") in spans
+    assert ner([text, text]) == [ner(text)] * 2
+    with pytest.raises(ValueError, match=r"input 1: '华为' has no type"):
+        zhbert.load("ner", user_dict=["华为"])
+    with pytest.raises(ValueError, match="not one of this model's types"):
+        zhbert.load("ner", user_dict=["华为\tCOMPANY"])
+
+
+def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
+    with pytest.raises(ValueError, match="no lexicon features"):
+        zhbert.load("cws", user_dict=["华为"], dict_mode="prefer")
+    with pytest.raises(ValueError, match="dict_mode must be one of"):
+        zhbert.load("cws", user_dict=["华为"], dict_mode="always")
+    with pytest.raises(ValueError, match="segmentation and NER"):
+        zhbert.load("tagging", user_dict=["华为"])
