@@ -50,6 +50,15 @@ class HeadConfig:
     thresholds: list[float] | None = None  # multi-label decision thresholds (tuned on dev)
     truncate: bool = False  # cut inputs to one window instead of windowing (only when asked)
     allow_untrained_positions: bool = False  # let a window reach past the encoder's pretraining length
+    # token heads, word information (zhbert.heads.word_features): SoftLexicon B/M/E/S word sets from a
+    # dictionary ("jieba": jieba's dict.txt, 349,046 words) and hashed character-bigram embeddings.
+    # A head with either is zhbert-only: plain transformers cannot compute them (the encoder still opens there)
+    lexicon: str | None = None  # None | "jieba"
+    lexicon_dim: int = 50  # per set, so the tagger reads 4 x lexicon_dim more features
+    lexicon_buckets: int = 32768  # rows of the hashed word-embedding table
+    lexicon_sha256: str | None = None  # the dictionary file the head was trained with (checked on load)
+    bigram_dim: int = 0  # 0: no bigram features; else (t-1, t) and (t, t+1) embeddings of this size
+    bigram_buckets: int = 65536
 
     def __post_init__(self):
         if self.kind not in HEAD_KINDS:
@@ -84,10 +93,18 @@ class HeadConfig:
             raise ValueError("a CRF applies to token heads only")
         elif self.bilstm_layers:
             raise ValueError("a BiLSTM (bilstm_layers) applies to token heads only")
+        if (self.lexicon or self.bigram_dim) and self.kind != "token":
+            raise ValueError("word features (lexicon, bigram_dim) apply to token heads only")
+        if self.lexicon not in (None, "jieba"):
+            raise ValueError(f"lexicon must be None or 'jieba', got {self.lexicon!r}")
         if self.bilstm_layers < 0:
             raise ValueError(f"bilstm_layers must be 0 (none) or more, got {self.bilstm_layers}")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
+
+    @property
+    def word_features(self) -> bool:
+        return bool(self.lexicon or self.bigram_dim)
 
     @property
     def num_outputs(self) -> int:

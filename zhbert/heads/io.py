@@ -18,7 +18,7 @@ from ..tokenizer import normalizer_name, save_tokenizer
 from .config import HeadConfig
 from .model import ZhBertForTask, stock_architecture
 
-__all__ = ["save_head", "load_head", "new_head"]
+__all__ = ["save_head", "load_head", "new_head", "attach_lexicon"]
 
 
 def _error(path, problem: str) -> ModelLoadError:
@@ -40,6 +40,37 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
     if head.mode == "frozen":
         model.freeze_encoder()
+    if head.lexicon:
+        from ..dictionary import jieba_dictionary_path
+        from ..lexicon import file_sha256
+        from ..tokenizer import load_tokenizer
+
+        model.head.lexicon_sha256 = file_sha256(jieba_dictionary_path())
+        model.config.zhbert_head = model.head.to_dict()
+        attach_lexicon(model, load_tokenizer(path), path)
+    return model
+
+
+def attach_lexicon(model: ZhBertForTask, tokenizer, folder: str | Path | None = None) -> ZhBertForTask:
+    """Give a lexicon head its dictionary matcher (read with the model's own tokenizer).
+
+    The dictionary is the one the head was trained with: its SHA-256 is in the folder's
+    config, and a different ``dict.txt`` (another jieba version) is refused by name rather
+    than silently feeding the head words it never saw."""
+    h = model.head
+    if not h.lexicon or model.word_features is None:
+        return model
+    from ..dictionary import jieba_dictionary_path
+    from ..lexicon import file_sha256, shared_lexicon
+
+    path = jieba_dictionary_path()
+    if h.lexicon_sha256 and file_sha256(path) != h.lexicon_sha256:
+        raise _error(
+            folder or "model",
+            f"the head was trained with a different {path.name} (SHA-256 {h.lexicon_sha256[:12]}...) than the installed {path}: "
+            "install the jieba version it was trained with (jieba==0.42.1)",
+        )
+    model.word_features.lexicon = shared_lexicon(h.lexicon, tokenizer, h.lexicon_buckets)
     return model
 
 
@@ -103,7 +134,12 @@ def _check_folder(path: str | Path) -> Path:
 
 def load_head(path: str | Path) -> ZhBertForTask:
     """Load a saved head (any of zhbert's heads) in eval mode."""
-    return load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model")
+    model = load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model")
+    if model.head.lexicon:
+        from ..tokenizer import load_tokenizer
+
+        attach_lexicon(model, load_tokenizer(path), path)
+    return model
 
 
 def load_folder(cls, path: str | Path, settings: str, what: str):

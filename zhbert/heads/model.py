@@ -35,6 +35,7 @@ from ..crf import CRF
 from ..fusion import LayerFusion, ScalarMix, sequence_vector
 from .bilstm import TokenBiLSTM
 from .config import HeadConfig
+from .word_features import WordFeatures
 
 __all__ = ["ZhBertForTask", "TaskOutput", "stock_architecture"]
 
@@ -50,7 +51,7 @@ def stock_architecture(head: HeadConfig) -> str | None:
     """The plain-transformers class that loads this head unchanged, if there is one."""
     if head.kind in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
         return "BertForSequenceClassification"
-    if head.kind == "token" and head.representation == "last" and not head.crf and not head.bilstm_layers:
+    if head.kind == "token" and head.representation == "last" and not head.crf and not head.bilstm_layers and not head.word_features:
         return "BertForTokenClassification"
     return None
 
@@ -103,6 +104,11 @@ class ZhBertForTask(BertPreTrainedModel):
             d *= 2
         if head.kind == "pair" and head.pair_encoding == "bi":
             d *= 4
+        self.word_features = None
+        if head.word_features:
+            lexicon_dim = head.lexicon_dim if head.lexicon else 0
+            self.word_features = WordFeatures(lexicon_dim, head.lexicon_buckets, head.bigram_dim, head.bigram_buckets)
+            d += self.word_features.output_size
         self.bilstm = None
         if head.bilstm_layers:
             self.bilstm = TokenBiLSTM(d, config.hidden_size, head.bilstm_layers, self.dropout.p)
@@ -213,6 +219,8 @@ class ZhBertForTask(BertPreTrainedModel):
             num_examples = int(num_examples.reshape(-1)[0])
         if h.kind == "token":
             tokens, _ = self._encode(input_ids, attention_mask, token_type_ids)
+            if self.word_features is not None:
+                tokens = torch.cat([tokens, self.word_features(input_ids, attention_mask).to(tokens.dtype)], dim=-1)
             if self.bilstm is not None:
                 tokens = self.bilstm(self.dropout(tokens), attention_mask)
             logits = self.classifier(self.dropout(tokens))

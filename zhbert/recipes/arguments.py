@@ -29,6 +29,12 @@ class RecipeArguments:
         default=0,
         metadata={"help": "token heads: a BiLSTM of this many layers under the tagger (2: the BERT paper's feature-based NER head)"},
     )
+    lexicon: str | None = field(
+        default=None,
+        metadata={"help": "token heads: SoftLexicon word features from a dictionary (jieba: jieba's dict.txt, 349,046 words)"},
+    )
+    lexicon_dim: int = field(default=50, metadata={"help": "token heads with --lexicon: size of each B/M/E/S word-set vector"})
+    bigram_dim: int = field(default=0, metadata={"help": "token heads: character-bigram embeddings of this size (0: none)"})
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
     window_align: str | None = field(

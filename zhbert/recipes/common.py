@@ -121,6 +121,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     model = new_head(path, head)
     if args.random_init:
         fresh = ZhBertForTask(model.config, head)  # post_init draws every weight anew
+        if model.word_features is not None:
+            fresh.word_features.lexicon = model.word_features.lexicon
         model = fresh
         if head.mode == "frozen":
             model.freeze_encoder()
@@ -131,7 +133,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
 # through windows, read truncated), as bench/RESULTS.md's long-text cross-reads do.
 READING_OPTIONS = ("window", "stride", "window_align", "truncate")
 # What a head was trained as: fixed in its weights, so a different value at evaluation is an error.
-TRAINED_OPTIONS = ("mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding")
+TRAINED_OPTIONS = ("mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding", "lexicon", "lexicon_dim", "bigram_dim")
 
 
 def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> HeadConfig:
@@ -217,6 +219,9 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         regression=data.regression,
         crf=args.crf,
         bilstm_layers=args.bilstm_layers,
+        lexicon=args.lexicon,
+        lexicon_dim=args.lexicon_dim,
+        bigram_dim=args.bigram_dim,
         mode=args.mode,
         representation=args.representation,
         window=args.window,
@@ -279,7 +284,8 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
     print(
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}"
-        f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}{' + CRF' if args.crf else ''} "
+        f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}{' + CRF' if args.crf else ''}"
+        f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
     return record

@@ -1,0 +1,81 @@
+"""Lexicon (SoftLexicon) and bigram features in token heads: matching, save/load, prefer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import zhbert
+from zhbert.errors import ModelLoadError
+from zhbert.heads import HeadConfig, load_head, new_head, predict_tags, save_head
+from zhbert.lexicon import SETS
+
+
+def _head(**kw) -> HeadConfig:
+    return HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", lexicon="jieba", lexicon_dim=8, **kw)
+
+
+def test_lexicon_sets_on_a_real_sentence(tiny_encoder, tokenizer):
+    model = new_head(tiny_encoder, _head())
+    lex = model.word_features.lexicon
+    assert len(lex) > 300_000  # jieba's dict.txt, less the words the vocabulary cannot read
+    text = "研究生命起源的科学家们"
+    ids = [tokenizer.cls_token_id, *tokenizer(text, add_special_tokens=False)["input_ids"], tokenizer.sep_token_id]
+    m = lex.match([ids], [len(ids)])
+    member = {(int(p) - 1, SETS[int(s)]) for p, s in zip(m.positions, m.sets)}  # character index, set
+    assert (0, "B") in member and (1, "E") in member  # 研究
+    assert (2, "B") in member and (3, "E") in member  # 生命
+    assert (1, "M") in member and (2, "E") in member  # 研究生, the word a dictionary cut would wrongly take
+    assert (7, "B") in member and (8, "M") in member and (9, "E") in member  # 科学家
+    assert all(0 <= p < len(ids) for p in m.positions)
+
+
+def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path, pd_sentences):
+    torch.manual_seed(0)
+    model = new_head(tiny_encoder, _head(bigram_dim=8, crf=True, bilstm_layers=1))
+    with torch.no_grad():  # away from the initial values, so a weight left behind would show
+        for p in model.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_head(model, tokenizer, tmp_path / "m")
+    config = json.loads((tmp_path / "m" / "config.json").read_text())
+    assert config["architectures"] == ["ZhBertForTask"]  # zhbert-only: plain transformers cannot compute the features
+    assert len(config["zhbert_head"]["lexicon_sha256"]) == 64
+    loaded = load_head(tmp_path / "m")
+    a, b = model.state_dict(), loaded.state_dict()
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    texts = pd_sentences[:12]
+    assert [p.tags for p in predict_tags(model.eval(), tokenizer, texts)] == [p.tags for p in predict_tags(loaded, tokenizer, texts)]
+
+
+def test_a_different_dictionary_is_refused_by_name(tiny_encoder, tokenizer, tmp_path):
+    save_head(new_head(tiny_encoder, _head()), tokenizer, tmp_path / "m")
+    cfg = tmp_path / "m" / "config.json"
+    data = json.loads(cfg.read_text())
+    data["zhbert_head"]["lexicon_sha256"] = "0" * 64
+    cfg.write_text(json.dumps(data))
+    with pytest.raises(ModelLoadError, match=r"m: the head was trained with a different dict.txt"):
+        load_head(tmp_path / "m")
+
+
+def test_prefer_adds_words_the_lexicon_head_reads(tiny_encoder, tokenizer, tmp_path):
+    """A head whose tags read only the lexicon sets (weights set by hand): a preferred word with a
+    high frequency turns three single characters into one word, only for the predictor given it."""
+    model = new_head(tiny_encoder, _head())
+    d = model.config.hidden_size
+    with torch.no_grad():
+        for p in model.word_features.parameters():
+            p.zero_()
+        model.word_features.length_embeddings.weight[:, 0] = 1.0  # e(w) = [1, 0, ...]: v_X[0] = 4 * mass_X / Z
+        model.classifier.weight.zero_()
+        model.classifier.bias.copy_(torch.tensor([0.0, 0.0, 0.0, 0.1]))  # no word at all: S
+        for tag, s in enumerate(SETS):  # logit(B) = v_B[0], logit(M) = v_M[0], ...
+            model.classifier.weight[tag, d + SETS.index(s) * 8] = 1.0
+    save_head(model, tokenizer, tmp_path / "m")
+    text = "他叫鑫淼垚。"
+    plain = zhbert.load(str(tmp_path / "m"))
+    assert "鑫淼垚" not in [w.text for w in plain(text)]
+    preferring = zhbert.load(str(tmp_path / "m"), user_dict=["鑫淼垚 100000"], dict_mode="prefer")
+    assert "鑫淼垚" in [w.text for w in preferring(text)]
+    assert "鑫淼垚" not in [w.text for w in plain(text)]  # the first predictor's lexicon is its own
