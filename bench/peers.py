@@ -4,7 +4,9 @@
     python bench/peers.py              # PKU test + NLPCC-2016 Weibo dev; prints the table for RESULTS.md
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
-nothing), plus every bundled zhbert segmenter. Each system segments the raw text of
+nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
+without dictionary features (``bench/crf_segmenter.py``; python-crfsuite; trained on first use
+and cached in ``runs/crf/``). Each system segments the raw text of
 each test file (the gold words joined); every result is scored by the same SIGHAN-style
 word P/R/F1 (``zhbert.metrics.word_prf``). Speed: characters per second over the PKU
 test file, measured in a fresh process for each system, once on one thread and once
@@ -34,6 +36,9 @@ PEERS = {  # name -> (module that must be importable, how it is called)
     "snownlp": "snownlp",
     "jieba 0.42.1 (HMM)": "jieba",
     "rjieba (jieba-rs)": "rjieba",
+    # the same-data floor (bench/crf_segmenter.py): People's Daily 1998-01 minus the PKU test, as zhbert's models
+    "crfsuite CRF, same data": "pycrfsuite",
+    "crfsuite CRF, same data + jieba dictionary features": "pycrfsuite",
 }
 
 
@@ -45,6 +50,10 @@ def _segmenter(system: str):
         model = zhbert.load(system.split(":", 1)[1])
         return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
     module = PEERS[system]
+    if module == "pycrfsuite":
+        from crf_segmenter import CRFSegmenter  # bench/, beside this file
+
+        return CRFSegmenter(with_dict="dictionary" in system)
     if module == "pkuseg":
         import pkuseg
 
