@@ -130,7 +130,8 @@ def main() -> None:
     print(f"\n| load {n:,} entries (read, validate, build the matcher) | {seconds:.1f} s |")
     plain = speed(args.model, pku, None)
     big = speed(args.model, pku, str(tmp / "million.dict"))
-    print(f"| {args.model} chars/s, one thread, PKU test: without / with the 1 M-entry dictionary | {plain:,.0f} / {big:,.0f} ({big / plain:.0%}) |")
+    label = f"{args.model} chars/s, one thread, PKU test: without / with the 1 M-entry dictionary"
+    print(f"| {label} | {plain:,.0f} / {big:,.0f} ({big / plain:.0%}) |")
     print(f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores")
 
 

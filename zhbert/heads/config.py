@@ -55,7 +55,7 @@ class HeadConfig:
     # A head with either is zhbert-only: plain transformers cannot compute them (the encoder still opens there)
     lexicon: str | None = None  # None | "jieba"
     lexicon_dim: int = 50  # per set, so the tagger reads 4 x lexicon_dim more features
-    lexicon_buckets: int = 32768  # rows of the hashed word-embedding table
+    lexicon_buckets: int = 16384  # rows of the hashed word-embedding table (about 21 of jieba's words share each)
     lexicon_sha256: str | None = None  # the dictionary file the head was trained with (checked on load)
     bigram_dim: int = 0  # 0: no bigram features; else (t-1, t) and (t, t+1) embeddings of this size
     bigram_buckets: int = 65536
