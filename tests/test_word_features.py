@@ -42,6 +42,12 @@ def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path,
     config = json.loads((tmp_path / "m" / "config.json").read_text())
     assert config["architectures"] == ["ZhBertForTask"]  # zhbert-only: plain transformers cannot compute the features
     assert len(config["zhbert_head"]["lexicon_sha256"]) == 64
+    from zhbert.agreement import compare
+    from zhbert.model_info import describe
+
+    assert describe(str(tmp_path / "m"))["plain_transformers"] == "encoder only (zhbert-only head: lexicon jieba, bigrams 8)"
+    with pytest.raises(ValueError, match="zhbert-only head"):
+        compare("m", tmp_path / "m", ["北京"])
     loaded = load_head(tmp_path / "m")
     a, b = model.state_dict(), loaded.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)

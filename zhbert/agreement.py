@@ -98,6 +98,11 @@ def _head_kind(path: Path) -> str:
     from .heads.model import stock_architecture
 
     h = HeadConfig.from_dict(head)
+    if h.word_features:
+        raise ValueError(
+            f"{path}: a zhbert-only head (word features: lexicon={h.lexicon}, bigram_dim={h.bigram_dim}); plain transformers "
+            "cannot compute them, so there is nothing to compare against (its encoder still opens with AutoModel)"
+        )
     if not stock_architecture(h):
         raise ValueError(
             f"{path}: a {h.kind} head with representation={h.representation}, crf={h.crf}, bilstm_layers={h.bilstm_layers} has no "

@@ -31,10 +31,18 @@ def describe(name_or_path: str) -> dict:
     read_config(path)  # a damaged or non-object config.json is named as such
     config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     model = AutoModel.from_config(config)
+    head = getattr(config, "zhbert_head", None) or {}
+    word_features = []
+    if head.get("lexicon"):
+        word_features.append(f"lexicon {head['lexicon']}")
+    if head.get("bigram_dim"):
+        word_features.append(f"bigrams {head['bigram_dim']}")
     return {
         "path": str(path),
         "model_type": config.model_type,
         "architectures": getattr(config, "architectures", None),
+        # word features are computed by zhbert: plain transformers opens the encoder, not the head
+        "plain_transformers": "encoder only (zhbert-only head: " + ", ".join(word_features) + ")" if word_features else "yes",
         "layers": config.num_hidden_layers,
         "hidden": config.hidden_size,
         "heads": config.num_attention_heads,
