@@ -85,3 +85,13 @@ def test_prefer_adds_words_the_lexicon_head_reads(tiny_encoder, tokenizer, tmp_p
     preferring = zhbert.load(str(tmp_path / "m"), user_dict=["鑫淼垚 100000"], dict_mode="prefer")
     assert "鑫淼垚" in [w.text for w in preferring(text)]
     assert "鑫淼垚" not in [w.text for w in plain(text)]  # the first predictor's lexicon is its own
+
+
+def test_multitask_refuses_word_features():
+    from transformers import BertConfig
+
+    from zhbert.heads.multitask import ZhBertMultiTask
+
+    config = BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+    with pytest.raises(ValueError, match="single-task heads"):
+        ZhBertMultiTask(config, {"cws": _head()})

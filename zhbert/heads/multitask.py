@@ -39,6 +39,9 @@ class ZhBertMultiTask(BertPreTrainedModel):
             raise ValueError("a multi-task model needs at least one head")
         if any(h.mode == "frozen" for h in heads.values()):
             raise ValueError("a multi-task model fine-tunes its shared encoder: every head needs mode='finetune'")
+        if any(h.word_features for h in heads.values()):
+            # the shared pass (predict_all) reads encoder states only: a head's lexicon or bigrams would be skipped
+            raise ValueError("word features (lexicon, bigram_dim) are for single-task heads; a multi-task model cannot hold them yet")
         config.zhbert_heads = {name: h.to_dict() for name, h in heads.items()}
         self.bert = BertModel(config, add_pooling_layer=True)
         tasks = {}
