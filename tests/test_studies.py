@@ -403,3 +403,33 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
     assert (out / "long_classification.png").read_bytes()[:4] == b"\x89PNG"
     again = CliRunner().invoke(app, argv + ["--dataset", "post-in-news"])
     assert again.exit_code == 0 and (out / "long_classification.md").read_text(encoding="utf-8") == table
+
+
+def test_study_words_end_to_end(tiny_encoder, tmp_path):
+    """`zhbert study words` on real PKU sentences (preset tiny): every condition is a recipe run with
+    its flags (the lexicon and bigram heads, the word-masked encoder), the table and plot are written,
+    and a rerun resumes instead of training again."""
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+
+    out = tmp_path / "words"
+    argv = ["study", "words", "-o", str(out), "--encoder", str(tiny_encoder), "--wwm-encoder", str(tiny_encoder)]
+    argv += ["--tasks", "cws=pku", "--preset", "tiny", "--seed", "1", "--bigram-dim", "8"]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "words.json").read_text(encoding="utf-8"))["rows"]
+    names = ["neither", "lexicon", "bigrams", "fine-tuning (lexicon + bigrams)", "pretraining (word masking)", "both"]
+    assert [r["condition"] for r in rows] == names
+    heads = {
+        name: json.loads((out / "cws-pku" / folder / "seed1" / "metrics.json").read_text())["head"]
+        for name, folder in zip(names, ["neither", "lexicon", "bigrams", "fine-tuning", "pretraining", "both"])
+    }
+    assert (heads["neither"]["lexicon"], heads["neither"]["bigram_dim"]) == (None, 0)
+    assert (heads["lexicon"]["lexicon"], heads["lexicon"]["bigram_dim"]) == ("jieba", 0)
+    assert (heads["bigrams"]["lexicon"], heads["bigrams"]["bigram_dim"]) == (None, 8)
+    assert (heads["both"]["lexicon"], heads["both"]["bigram_dim"]) == ("jieba", 8)
+    assert (out / "words.png").stat().st_size > 0 and "| cws-pku (zhbert.f1) |" in (out / "words.md").read_text()
+    mtime = (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime
+    assert CliRunner().invoke(app, argv).exit_code == 0
+    assert (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime == mtime

@@ -596,6 +596,38 @@ def study_multitask(
     typer.echo(files["table"].read_text(encoding="utf-8"))
 
 
+@study_app.command("words")
+def study_words(
+    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, words.md, words.json and words.png"),
+    encoder: str = typer.Option("base", help="the encoder without word information (bundled name or a local BERT folder)"),
+    wwm_encoder: Optional[str] = typer.Option(
+        None, "--wwm-encoder", help="an encoder pretrained with word information (zhbert pretrain --masking wwm or ernie)"
+    ),
+    tasks: str = typer.Option("ner=msra,ner=weibo,ner=resume,cws=pku", "--tasks", help="recipe=dataset pairs of token recipes"),
+    seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
+    bigram_dim: int = typer.Option(50, help="size of the bigram embeddings in the bigram conditions"),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None),
+    preset: str = typer.Option("full", help="recipe preset: tiny (tests) or full"),
+    learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run"),
+) -> None:
+    """Word information in pretraining, at fine-tuning (lexicon, bigrams), both or neither: same tasks, seeds, budget."""
+    from .errors import ZhbertError
+    from .studies.words import run_words_study, write_words_report
+
+    start = time.perf_counter()
+    try:
+        options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, {**options, "learning_rate": learning_rate})
+    except (ZhbertError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    meta = {"encoder": encoder, "wwm_encoder": wwm_encoder, "tasks": tasks, "seeds": seeds, "wall_seconds": time.perf_counter() - start}
+    files = write_words_report(rows, output, {**meta, "argv": sys.argv[1:]})
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
 def _setup_logging() -> None:
     import logging
 
