@@ -174,3 +174,20 @@ def test_int8_backend_segments_nearly_as_fp32(pd_sentences):
         zhbert.load("cws", backend="onnx")
     with pytest.raises(ValueError, match="CPU only"):
         zhbert.load("cws", device="cuda", backend="int8")
+
+
+@pytest.mark.parametrize("name", ["cws", "ner", "tagging", "base"])
+def test_lone_surrogate_is_refused_by_position(name):
+    import zhbert
+
+    pred = zhbert.load(name)
+    run = pred.fill_mask if name == "base" else pred
+    with pytest.raises(ValueError, match=r"input 1, character 2: lone surrogate U\+D800"):
+        run(["北京[MASK]" if name == "base" else "北京", "北京\ud800上海"])
+
+
+def test_lone_surrogate_in_a_pair_names_its_side():
+    import zhbert
+
+    with pytest.raises(ValueError, match=r"input 0, text b, character 1: lone surrogate U\+DFFF"):
+        zhbert.load("matching")(("好", "a\udfffb"))

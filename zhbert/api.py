@@ -111,6 +111,9 @@ def _check_count(name: str, value, low: int = 1, high: int | None = None) -> int
     return value
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _one_or_many(inputs, fn):
     if inputs is None or isinstance(inputs, (bytes, bytearray)) or not hasattr(inputs, "__iter__"):
         hint = " (decode bytes to str first)" if isinstance(inputs, (bytes, bytearray)) else ""
@@ -121,6 +124,12 @@ def _one_or_many(inputs, fn):
         ok = isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, str) for y in x))
         if not ok:
             raise TypeError(f"input {i}: expected a string (or a pair of strings), got {type(x).__name__}")
+        for side, text in enumerate((x,) if isinstance(x, str) else x):
+            bad = _SURROGATE.search(text)
+            if bad:  # no UTF-8 exists for it: the tokenizer would fail with a misleading TypeError
+                where = f"input {i}" + (f", text {'ab'[side]}" if isinstance(x, tuple) else "")
+                code = f"U+{ord(bad.group()):04X}"
+                raise ValueError(f"{where}, character {bad.start()}: lone surrogate {code} (not a character; fix the decoding)")
     out = fn(items)
     return out[0] if single else out
 
