@@ -70,3 +70,27 @@ def test_a_continued_encoder_keeps_what_its_checkpoint_saw(tiny_encoder, pd_sent
     assert record["max_length"] == 64  # positions up to 64 were trained, by the earlier stage
     assert record["continued_from"] == earlier
     assert trained_length(AutoConfig.from_pretrained(tmp_path / "run" / "final")) == 64
+
+
+def test_plain_pipelines_stop_at_the_trained_length_or_window_with_stride(tiny_encoder, tokenizer, tmp_path):
+    """Every saved folder tells plain transformers the encoder's trained length (model_max_length):
+    a pipeline truncates there instead of reading untrained positions, and stride= windows the rest."""
+    import json
+
+    from transformers import pipeline
+
+    from zhbert.heads import HeadConfig, new_head, save_head
+    from zhbert.models_registry import BUNDLED_DIR
+
+    for name in ("base", "cws", "ner", "tagging", "matching", "cws-fast"):
+        cfg = json.loads((BUNDLED_DIR / name / "tokenizer_config.json").read_text())
+        assert cfg["model_max_length"] == 128, name
+    head = HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO")
+    save_head(new_head(tiny_encoder, head), tokenizer, tmp_path / "m")
+    saved = json.loads((tmp_path / "m" / "tokenizer_config.json").read_text())
+    assert saved["model_max_length"] == json.loads((tmp_path / "m" / "config.json").read_text())["zhbert_encoder"]["max_length"]
+    text = "江泽民主席在北京会见了美国总统克林顿。" * 30  # 570 characters, 4 entities a sentence
+    plain = pipeline("token-classification", model=str(BUNDLED_DIR / "ner"), aggregation_strategy="simple")
+    assert max(e["end"] for e in plain(text)) <= 128
+    windowed = pipeline("token-classification", model=str(BUNDLED_DIR / "ner"), aggregation_strategy="simple", stride=32)
+    assert max(e["end"] for e in windowed(text)) > 550

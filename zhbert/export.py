@@ -50,9 +50,9 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_le
         for f in staging.iterdir():
             if f.name in TOKENIZER_FILES:
                 f.unlink()
-        save_tokenizer(tokenizer, staging)
         if KEY not in config:
             config[KEY] = {"max_length": trained_length or encoder_trained_length(config, src), "normalizer": normalizer_name(tokenizer)}
+        save_tokenizer(tokenizer, staging, max_length=config[KEY].get("max_length"))
     (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tensors = load_file(str(src / WEIGHTS))
     if fp16:

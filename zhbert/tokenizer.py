@@ -205,11 +205,18 @@ def convert_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizer
     return build_tokenizer(tokens, model_max_length=min(int(tokenizer.model_max_length or 512), 10**6))
 
 
-def save_tokenizer(tokenizer: PreTrainedTokenizerBase, path: str | os.PathLike) -> None:
-    """``save_pretrained`` plus the config keys that keep ``AutoTokenizer`` from rebuilding the pipeline."""
+def save_tokenizer(tokenizer: PreTrainedTokenizerBase, path: str | os.PathLike, max_length: int | None = None) -> None:
+    """``save_pretrained`` plus the config keys that keep ``AutoTokenizer`` from rebuilding the pipeline.
+
+    ``max_length``: the encoder's trained length, written as ``model_max_length`` so plain
+    ``transformers`` pipelines truncate there rather than read positions the encoder never trained."""
     path = Path(path)
     tokenizer.save_pretrained(str(path))
     cfg_file = path / "tokenizer_config.json"
+    if max_length and cfg_file.is_file():
+        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+        cfg["model_max_length"] = int(max_length)
+        cfg_file.write_text(json.dumps(cfg, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     if has_zhbert_normalizer(tokenizer) and cfg_file.is_file():
         cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
         cfg["tokenizer_class"] = "PreTrainedTokenizerFast"

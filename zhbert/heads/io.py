@@ -98,7 +98,7 @@ def save_folder(model, tokenizer, path: str | Path) -> Path:
     record_encoder(model.config, trained_length(model.config), normalizer_name(tokenizer) if tokenizer is not None else "tokenizer")
     model.save_pretrained(str(path))
     if tokenizer is not None:
-        save_tokenizer(tokenizer, path)
+        save_tokenizer(tokenizer, path, max_length=trained_length(model.config))
     return path
 
 

@@ -352,7 +352,7 @@ def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None,
     earlier = earlier if isinstance(earlier, dict) else None
     record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier)
     model.save_pretrained(final)
-    save_tokenizer(tokenizer, final)
+    save_tokenizer(tokenizer, final, max_length=trained_length(model.config))
     (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
     if (out / "loss_log.jsonl").is_file():
         _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png", cfg.pair_objective)
