@@ -85,10 +85,12 @@ def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> Non
     """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model."""
     if not args.evaluate_only:
         from ..training.finetune import fine_tune
+        from ..training.lock import output_lock
 
-        train = examples()
-        check_unk_share(train, tokenizer, args.max_unk_rate)
-        fine_tune(model, tokenizer, train, finetune_config(args))
+        with output_lock(args.output_dir):  # one training run per output folder
+            train = examples()
+            check_unk_share(train, tokenizer, args.max_unk_rate)
+            fine_tune(model, tokenizer, train, finetune_config(args))
 
 
 def check_unk_share(examples: list[dict], tokenizer, limit: float) -> float:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from transformers import TrainerCallback
 
-from ..errors import StorageError
+from ..errors import ModelLoadError, StorageError
 
 logger = logging.getLogger("zhbert")
 MARKER = "zhbert_complete.json"
@@ -126,9 +126,14 @@ def latest_complete_checkpoint(output_dir: str | os.PathLike, clean: bool = True
     if not out.is_dir():
         return None
     ckpts = []
+    root = out.resolve()
     for d in out.iterdir():
         m = re.fullmatch(r"checkpoint-(\d+)", d.name)
         if m and d.is_dir():
+            target = d.resolve()
+            if d.is_symlink() or target.parent != root:
+                # resuming (or cleaning up) would read or delete files that belong to someone else
+                raise ModelLoadError(f"{d}: resolves to {target}, outside the output folder {root}; not resuming from it (remove the link)")
             ckpts.append((int(m.group(1)), d))
     for _, d in sorted(ckpts, reverse=True):
         if (d / MARKER).is_file() and all((d / f).is_file() for f in REQUIRED):

@@ -237,9 +237,19 @@ def _init_tokenizer(init: str):
 
 
 def pretrain(cfg: PretrainConfig) -> Path:
-    """Run (or resume) pretraining; returns the folder with the final model."""
+    """Run (or resume) pretraining; returns the folder with the final model. The output folder is
+    locked while it runs (``zhbert.training.lock``): a second run there refuses with this one's PID."""
+    from contextlib import nullcontext
+
+    from .lock import output_lock
+
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
+    with output_lock(out) if int(os.environ.get("RANK", "0")) == 0 else nullcontext():  # torchrun: rank 0 holds it for all
+        return _pretrain(cfg, out)
+
+
+def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
     tokenizer, model, init_config = _starting_model(cfg)
 
     args = TrainingArguments(
