@@ -145,3 +145,29 @@ def test_predict_rejects_a_line_past_its_limit_with_file_and_line(tmp_path):
     )
     assert out.returncode == 1 and f"{src}:2: line of 1,000,001 characters" in out.stderr
     assert len(out.stderr.strip().splitlines()[-1]) < 300  # the line is quoted, not printed
+
+
+def test_predict_stdin_without_newlines_is_refused_at_the_line_cap(tmp_path):
+    """`zhbert predict -` reading an endless stream with no newline (as from /dev/zero) stops at the
+    line cap with <stdin>:1, instead of holding the stream in memory until it runs out."""
+    import resource
+
+    def limit():  # 3 GB of address space beyond what torch maps at import is plenty for one 4 MB line
+        resource.setrlimit(resource.RLIMIT_DATA, (3 << 30, 3 << 30))
+
+    endless = "import sys\nwhile True: sys.stdout.buffer.write(b'a' * (1 << 20))"
+    feeder = subprocess.Popen([sys.executable, "-c", endless], stdout=subprocess.PIPE)
+    try:
+        out = subprocess.run(
+            [sys.executable, "-m", "zhbert", "predict", "--model", "cws", "-"],
+            stdin=feeder.stdout,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=limit,
+        )
+    finally:
+        feeder.kill()
+        feeder.wait()
+    assert out.returncode == 1 and "<stdin>:1: line of more than 1,000,000 characters" in out.stderr, out.stderr[-500:]
+    assert not out.stdout

@@ -4,6 +4,7 @@ Python function so everything the CLI does is also importable."""
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import sys
 import time
@@ -197,32 +198,59 @@ MAX_PREDICT_LINE = 1_000_000
 
 
 def _read_inputs(file: str, pairs: bool):
-    """(line number, text or pair) from a UTF-8 file or stdin, errors naming file:line."""
-    from .data.source import decode_utf8, iter_lines, read_text
-    from .errors import DataFormatError
+    """(line number, text or pair) from a UTF-8 file or stdin, streamed: a line is read with a byte
+    cap, so memory stays bounded whatever the input (a stream with no newline is refused at the
+    cap, not read whole); errors name file:line."""
+    from .data.source import _check_path
+    from .errors import DataFormatError, clip
 
     name = "<stdin>" if file == "-" else file
-    from .errors import clip
-
-    if file == "-":  # the bytes, decoded as strictly as a file: bad UTF-8 is reported with its line
-        text = decode_utf8(sys.stdin.buffer.read(), name).replace("\r\n", "\n").replace("\r", "\n")
-    else:
-        text = read_text(file)
-    for lineno, line in iter_lines(name, text):
-        if len(line) > MAX_PREDICT_LINE:  # one text is held in memory whole with all its tokens
-            raise DataFormatError(
-                name,
-                lineno,
-                f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
-                f"per line ({clip(line, 40)}); split the text into lines",
-            )
-        if pairs:
-            cols = line.split("\t")
-            if len(cols) != 2:
-                raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s)")
-            yield lineno, (cols[0], cols[1])
-        else:
-            yield lineno, line
+    if file != "-":
+        _check_path(Path(file))
+    stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115 (closed below)
+    cap = 4 * MAX_PREDICT_LINE + 2  # UTF-8 takes at most 4 bytes a character, plus CRLF
+    lineno, seen_text = 0, False
+    try:
+        while True:
+            raw = stream.readline(cap + 1)
+            if not raw:
+                break
+            lineno += 1
+            if len(raw) > cap and not raw.endswith(b"\n"):
+                problem = f"line of more than {MAX_PREDICT_LINE:,} characters: predict takes up to that many per line; split the text"
+                raise DataFormatError(name, lineno, problem)
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            if b"\x00" in raw:
+                raise DataFormatError(name, lineno, "binary data (NUL byte); expected UTF-8 text")
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                problem = f"invalid UTF-8 byte 0x{raw[e.start]:02x} at byte offset {e.start} of the line"
+                raise DataFormatError(name, lineno, problem) from None
+            text = text.rstrip("\n").rstrip("\r")
+            for k, line in enumerate(text.split("\r")):  # a lone CR (old Mac line ends) also ends a line
+                lineno += k > 0
+                if len(line) > MAX_PREDICT_LINE:  # one text is held in memory whole with all its tokens
+                    raise DataFormatError(
+                        name,
+                        lineno,
+                        f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
+                        f"per line ({clip(line, 40)}); split the text into lines",
+                    )
+                seen_text = seen_text or bool(line.strip())
+                if pairs:
+                    cols = line.split("\t")
+                    if len(cols) != 2:
+                        raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s)")
+                    yield lineno, (cols[0], cols[1])
+                else:
+                    yield lineno, line
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    if file != "-" and not seen_text:
+        raise DataFormatError(name, 1, "file holds only whitespace")
 
 
 @app.command()
@@ -249,7 +277,8 @@ def predict(
         _fail(f"--batch-size must be at least 1, got {batch_size}", code=2)
     try:
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode)
-        rows = list(_read_inputs(file, pairs=isinstance(pred, Matcher)))
+        rows = _read_inputs(file, pairs=isinstance(pred, Matcher))
+        chunk = list(itertools.islice(rows, batch_size))  # the first batch: a bad file fails before any output
     except (ZhbertError, OSError, ValueError) as e:
         _fail(str(e))
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
@@ -258,9 +287,9 @@ def predict(
             _fail(f"--person-names must be one of {', '.join(PERSON_NAMES)}, got {person_names!r}", code=2)
         run = functools.partial(pred, person_names=person_names)
     bad: list[str] = []
-    bar = tqdm(total=len(rows), unit=" lines", disable=file == "-", file=sys.stderr)
-    for start in range(0, len(rows), batch_size):
-        chunk = rows[start : start + batch_size]
+    done = 0
+    bar = tqdm(unit=" lines", disable=file == "-", file=sys.stderr)
+    while chunk:
         try:
             results = list(zip(chunk, run([item for _, item in chunk])))
         except ValueError:  # find the bad line(s); every valid line is still predicted
@@ -273,11 +302,17 @@ def predict(
         for (_, item), result in results:
             typer.echo(json.dumps(_result_json(pred, item, result), ensure_ascii=False))
         bar.update(len(chunk))
+        done += len(chunk)
+        try:
+            chunk = list(itertools.islice(rows, batch_size))
+        except (ZhbertError, OSError, ValueError) as e:  # a bad line further on: what came before is written
+            bar.close()
+            _fail(f"{e} (the {done:,} lines before it were written)")
     bar.close()
     if bad:
         for line in bad[:20]:
             typer.secho(f"zhbert: error: {line}", fg=typer.colors.RED, err=True)
-        _fail(f"{len(bad)} line(s) could not be predicted (listed above); the other {len(rows) - len(bad)} were written")
+        _fail(f"{len(bad)} line(s) could not be predicted (listed above); the other {done - len(bad)} were written")
 
 
 @app.command("fill-mask")
