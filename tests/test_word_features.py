@@ -95,3 +95,17 @@ def test_multitask_refuses_word_features():
     config = BertConfig(vocab_size=100, hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
     with pytest.raises(ValueError, match="single-task heads"):
         ZhBertMultiTask(config, {"cws": _head()})
+
+
+def test_fast_lexicon_build_equals_the_tokenizer_and_the_checked_reader(tokenizer):
+    """The shortcuts that make a lexicon load in seconds give exactly what the slow paths give,
+    on all of jieba's dictionary."""
+    from zhbert.dictionary import jieba_dictionary_path, read_dictionary
+    from zhbert.lexicon import _read_jieba, _token_ids
+
+    checked = read_dictionary(jieba_dictionary_path())
+    fast = _read_jieba(jieba_dictionary_path())
+    assert fast.entries == checked.entries and fast.duplicates == checked.duplicates > 0
+    words = [e.word for e in checked]
+    reference = [e.ids for e in tokenizer.backend_tokenizer.encode_batch_fast(words, add_special_tokens=False)]
+    assert _token_ids(words, tokenizer) == reference

@@ -48,8 +48,8 @@ BUNDLED = {
     ),
     "ner": (
         "ner",
-        f"zhbert train ner --dataset msra {_FT} --output_dir runs/rec/ner-msra-full; "
-        "zhbert export runs/rec/ner-msra-full/model zhbert/pretrained/ner",
+        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon_dim 32 --crf --epochs 3 --learning_rate 5e-4 "
+        "--output_dir runs/ner-msra-lex; zhbert export runs/ner-msra-lex/model zhbert/pretrained/ner",
     ),
     "matching": (
         "matching",
