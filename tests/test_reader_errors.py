@@ -167,3 +167,33 @@ def test_corpus_formats(tmp_path):
     pieces = data.read_corpus(_write(tmp_path, "long.txt", long_doc + "\n"))["text"]
     assert "".join(pieces) == long_doc and len(pieces) == 10  # nothing truncated: cut into bounded documents
     _expect(data.read_corpus, _write(tmp_path, "blank.txt", "\n\n  \n"), 1, "only whitespace")
+
+
+def test_four_former_silent_acceptances_are_errors(tmp_path):
+    """A rare undeclared entity type, a CLUENER "label": [], a word/POS file and a TSV file read as
+    segmented text: each was accepted silently; each now names its file:line."""
+    from zhbert.data import read_char_tagged, read_cluener, read_segmented
+
+    rows = "".join("北 B-LOC\n京 I-LOC\n人 O\n\n" for _ in range(200)) + "张 B-PER\n三 I-PER\n\n上 B-LCO\n海 I-LOC\n"
+    f = tmp_path / "mine.txt"
+    f.write_text(rows, encoding="utf-8")
+    line = rows.count("\n") - 1
+    typo = r"entity type 'LCO' \(1 tagged character\(s\), first here\) looks like a typo of 'LOC'"
+    with pytest.raises(DataFormatError, match=rf"mine.txt:{line}: {typo}"):
+        read_char_tagged(str(f), scheme="BIO")
+    f.write_text(rows.replace("上 B-LCO\n海 I-LOC", "上 B-LCO\n海 I-LCO"), encoding="utf-8")
+    assert "B-LCO" in read_char_tagged(str(f), scheme="BIO", types=["LCO", "LOC", "PER"]).features["tags"].feature.names
+    f.write_text(rows.replace("上 B-LCO\n海 I-LOC", "上 B-LOC\n海 I-LOC"), encoding="utf-8")  # a rare but real type (PER) is fine
+    assert "B-PER" in read_char_tagged(str(f), scheme="BIO").features["tags"].feature.names
+    j = tmp_path / "cluener.json"
+    j.write_text('{"text": "北京", "label": {"address": {"北京": [[0, 1]]}}}\n{"text": "上海", "label": []}\n', encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"cluener.json:2: field 'label' should be an object"):
+        read_cluener(str(j))
+    pos = tmp_path / "pd.txt"
+    pos.write_text("迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"pd.txt:1: 6 of 6 words look like word/POS pairs"):
+        read_segmented(str(pos))
+    tsv = tmp_path / "pairs.tsv"
+    tsv.write_text("今天 天气 好\n花呗怎么还款\t花呗如何还钱\t1\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"pairs.tsv:2: a tab: this looks like a TSV file"):
+        read_segmented(str(tsv))

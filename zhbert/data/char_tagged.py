@@ -159,12 +159,54 @@ def _examples(
 
 
 def _scan(lines, name, sep, position_digits):
-    """Tag set of a file (for ClassLabel names) in one fast pass."""
-    found: set[str] = set()
+    """Tag set of a file (for ClassLabel names) in one fast pass: ``{tag: (count, first line)}``."""
+    found: dict[str, list[int]] = {}
     for lineno, line in lines:
         if line.strip():
-            found.add(_split_line(line, sep, name, lineno, position_digits)[1])
+            tag = _split_line(line, sep, name, lineno, position_digits)[1]
+            seen = found.setdefault(tag, [0, lineno])
+            seen[0] += 1
     return found
+
+
+# An entity type read from a file (no types given) that is rare and one edit (or one swap of
+# neighbours) away from a common one is almost always a typo (B-LCO among thousands of B-LOC):
+# it must be named explicitly (``types=[...]``) to be accepted.
+RARE_TYPE_COUNT = 3
+
+
+def _one_edit_apart(a: str, b: str) -> bool:
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _check_inferred_types(found: dict[str, list[int]], scheme: str, path: str) -> list[str]:
+    per_type: dict[str, list[int]] = {}
+    for tag, (count, line) in found.items():
+        typ = _type_or_none(tag, scheme, path)
+        if typ:
+            seen = per_type.setdefault(typ, [0, line])
+            seen[0] += count
+            seen[1] = min(seen[1], line)
+    for typ, (count, line) in sorted(per_type.items(), key=lambda item: item[1][1]):
+        if count > RARE_TYPE_COUNT:
+            continue
+        common = [t for t, (c, _) in per_type.items() if c > 10 * count and _one_edit_apart(typ, t)]
+        if common:
+            raise DataFormatError(
+                path,
+                line,
+                f"entity type {typ!r} ({count} tagged character(s), first here) looks like a typo of {common[0]!r} "
+                f"({per_type[common[0]][0]:,}); pass types=[...] naming it to accept it",
+            )
+    if per_type:
+        logger.info("%s: entity types read from the file: %s", path, ", ".join(f"{t} ({c:,})" for t, (c, _) in sorted(per_type.items())))
+    return sorted(per_type)
 
 
 def _gen_file(paths, policy, scheme, labels, sep, position_digits, merge_split_spans, repair_bio):
@@ -211,9 +253,9 @@ def read_char_tagged(
     if scheme == "auto" or types is None:
         found = _scan(iter_lines(path), path, sep, position_digits)
         if scheme == "auto":
-            scheme = detect_scheme(found)
+            scheme = detect_scheme(set(found))
         if types is None:
-            types = sorted({t for t in (_type_or_none(x, scheme, path) for x in found) if t})
+            types = _check_inferred_types(found, scheme, path)
     labels = labels_for(types, scheme)
     return build_dataset(
         _gen_file,

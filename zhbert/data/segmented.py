@@ -8,8 +8,11 @@ test inputs) are read with :func:`read_lines`.
 
 from __future__ import annotations
 
+import re
+
 from datasets import ClassLabel, Dataset, Features, List, Value
 
+from ..errors import DataFormatError
 from ..tags import labels_for
 from .build import build_dataset
 from .source import iter_lines
@@ -35,10 +38,28 @@ def words_to_bmes(words: list[str]) -> list[str]:
     return tags
 
 
+_POS_TAGGED = re.compile(r"\S+/[A-Za-z]{1,5}")
+
+
+def _not_segmented(line: str, words: list[str]) -> str | None:
+    """Why a line of another format must not pass as segmented text (it would, silently: a
+    word/POS file's ``迈向/v`` or a TSV's columns are "words" to a whitespace split)."""
+    if "\t" in line:
+        return "a tab: this looks like a TSV file (columns), not words separated by spaces"
+    tagged = sum(bool(_POS_TAGGED.fullmatch(w)) for w in words)
+    if tagged >= 2 and tagged * 2 >= len(words):
+        return f"{tagged} of {len(words)} words look like word/POS pairs ({words[0]!r}): strip the tags first (read_peoples_daily)"
+    return None
+
+
 def _gen_segmented(paths, policy, keep_empty):
     (path,) = paths
     for lineno, line in iter_lines(path):
         words = line.split()
+        problem = _not_segmented(line, words) if words else None
+        if problem:
+            policy.handle(DataFormatError(path, lineno, problem))  # raises, or skips with a report (on_error="skip")
+            continue
         if not words:
             if keep_empty:
                 yield {"id": lineno, "text": "", "words": [], "tokens": [], "tags": []}
