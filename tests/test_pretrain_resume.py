@@ -173,10 +173,19 @@ def test_rerunning_a_finished_run_takes_no_extra_step(corpus_file, tmp_path, ref
     _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
 
 
+def _chained_disk_full() -> RuntimeError:
+    """What torch raises on a full disk: its own error, with the OSError only in the chain."""
+    outer = RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 2880 vs 2774")
+    outer.__context__ = OSError(28, "No space left on device")
+    return outer
+
+
 @pytest.mark.parametrize(
     "error, cause",
     [
         (OSError(30, "Read-only file system"), "read-only"),
+        (OSError(28, "No space left on device"), "no space left"),
+        (_chained_disk_full(), "no space left"),
         (
             RuntimeError(
                 "[enforce fail at inline_container.cc:626] . PytorchStreamWriter failed writing file data/0: "

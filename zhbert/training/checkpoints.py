@@ -92,11 +92,25 @@ def storage_errors(output_dir: Path, resume: str | None = None):
     try:
         yield
     except (OSError, RuntimeError) as e:
-        text = str(e)
-        errno_ = getattr(e, "errno", None)
+        # torch and safetensors re-raise a failed write as another exception: read the whole chain
+        # (a full disk reaches here as "[enforce fail at inline_container.cc] . unexpected pos",
+        # with the "No space left" OSError or the "iostream error" as its cause or context)
+        chain, link = [], e
+        while link is not None and len(chain) < 20:
+            chain.append(link)
+            link = link.__cause__ or link.__context__
+        text = " | ".join(str(x) for x in chain)
+        errnos = {getattr(x, "errno", None) for x in chain}
+        errno_ = 30 if 30 in errnos else 28 if 28 in errnos else getattr(e, "errno", None)
         if errno_ == 30 or "Read-only file system" in text:
             cause = "the folder is read-only"
-        elif errno_ == 28 or "No space left" in text or "iostream error" in text or "PytorchStreamWriter" in text:
+        elif (
+            errno_ == 28
+            or "No space left" in text
+            or "iostream error" in text
+            or "PytorchStreamWriter" in text
+            or "unexpected pos" in text
+        ):
             free = shutil.disk_usage(output_dir).free if output_dir.exists() else 0
             cause = f"no space left on the device ({free / 1e6:,.0f} MB free)"
         elif isinstance(e, PermissionError) or errno_ == 13:
