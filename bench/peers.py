@@ -5,8 +5,8 @@
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
 nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
-without dictionary features (``bench/crf_segmenter.py``; python-crfsuite; trained on first use
-and cached in ``runs/crf/``). Each system segments the raw text of
+without dictionary features (``bench/crf_segmenter.py``; python-crfsuite; its trained models in
+``runs/crf/``, made by running that script first). Each system segments the raw text of
 each test file (the gold words joined); every result is scored by the same SIGHAN-style
 word P/R/F1 (``zhbert.metrics.word_prf``). Speed: characters per second over the PKU
 test file, measured in a fresh process for each system, once on one thread and once
@@ -175,8 +175,13 @@ def main() -> None:
 
     names = args.zhbert if args.zhbert is not None else [n for n in ("cws", "cws-fast") if n in BUNDLED]
     systems = [f"zhbert:{n}" for n in names]
-    systems += [name for name, module in PEERS.items() if importlib.util.find_spec(module)]
-    missing = [name for name, module in PEERS.items() if not importlib.util.find_spec(module)]
+    from crf_segmenter import model_path  # bench/, beside this file
+
+    def ready(name: str, module: str) -> bool:  # a CRF row needs its trained model (bench/crf_segmenter.py, minutes)
+        return bool(importlib.util.find_spec(module)) and (module != "pycrfsuite" or model_path("dictionary" in name).is_file())
+
+    systems += [name for name, module in PEERS.items() if ready(name, module)]
+    missing = [name for name, module in PEERS.items() if not ready(name, module)]
     gold = {t: _read(t)[1] for t in TEST_FILES}
     rows = []
     for system in systems:
@@ -199,7 +204,7 @@ def main() -> None:
     for r in rows:
         print(f"| {r['system']} | {r['PKU test']:.2f} | {r['NLPCC-2016 Weibo dev']:.2f} | {r['1']:,.0f} | {r['2']:,.0f} |")
     if missing:
-        print(f"\nnot installed, so not measured: {', '.join(missing)}")
+        print(f"\nnot installed (or, for the CRFs, not trained: python bench/crf_segmenter.py), so not measured: {', '.join(missing)}")
 
 
 if __name__ == "__main__":
