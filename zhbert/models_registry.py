@@ -25,8 +25,8 @@ BUNDLED = {
     ),
     "cws": (
         "cws",
-        "zhbert train cws --dataset news+weibo --encoder base --epochs 2 --learning_rate 2e-4 --output_dir runs/cws-mix; "
-        "zhbert export runs/cws-mix/model zhbert/pretrained/cws",
+        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon_dim 32 --epochs 2 --learning_rate 2e-4 "
+        "--output_dir runs/cws-mix-lex; zhbert export runs/cws-mix-lex/model zhbert/pretrained/cws",
     ),
     "cws-fast": (
         "cws-fast",
