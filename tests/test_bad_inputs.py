@@ -171,3 +171,20 @@ def test_predict_stdin_without_newlines_is_refused_at_the_line_cap(tmp_path):
         feeder.wait()
     assert out.returncode == 1 and "<stdin>:1: line of more than 1,000,000 characters" in out.stderr, out.stderr[-500:]
     assert not out.stdout
+
+
+def test_a_config_nested_100000_deep_names_the_file(tmp_path):
+    """config.json nested 100,000 levels once gave a raw RecursionError in load, info and predict."""
+    import shutil
+
+    import zhbert
+    from zhbert.errors import ModelLoadError
+    from zhbert.models_registry import BUNDLED_DIR
+
+    folder = tmp_path / "deep"
+    shutil.copytree(BUNDLED_DIR / "cws-fast", folder)
+    (folder / "config.json").write_text('{"a": ' + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"config\.json: JSON nested too deeply"):
+        zhbert.load(str(folder))
+    out = subprocess.run([sys.executable, "-m", "zhbert", "info", str(folder)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and "nested too deeply" in out.stderr and "Traceback" not in out.stderr

@@ -7,7 +7,6 @@ tokenizer. Loading reads JSON and safetensors only: no pickle, no remote code.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import torch
@@ -109,10 +108,9 @@ def _check_folder(path: str | Path) -> Path:
     cfg = path / "config.json"
     if not cfg.is_file():
         raise _error(cfg, "config.json is missing")
-    try:
-        json.loads(cfg.read_text(encoding="utf-8"))
-    except (ValueError, UnicodeDecodeError) as e:
-        raise _error(cfg, f"not valid JSON ({e})") from None
+    from ..models_registry import read_config
+
+    read_config(path)  # size, nesting and syntax checked, the error naming the file
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise _error(weights, "model.safetensors is missing (only safetensors weights are loaded)")
