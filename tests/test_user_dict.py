@@ -126,16 +126,17 @@ def test_forced_words_never_cut_batch_and_single(pd_sentences):
 
 
 def test_forced_words_change_the_cut_and_predictors_stay_apart():
-    text = "研究生命起源的科学家们在北京大学开会。"
-    plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["北京大学", "学开"])
+    text = "这家公司研发的石墨烯电池获得了碳中和认证。"
+    plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["石墨烯", "烯电"])
     before = [w.text for w in plain(text)]
-    assert "北京大学" not in before  # the PKU standard cuts it: 北京 / 大学
+    assert "石墨烯" not in before and "碳中和" not in before  # 石墨 / 烯, 碳 / 中 / 和
     after = [w.text for w in forced(text)]
-    assert "北京大学" in after and "学开" not in after  # longest first: 学开 overlaps 北京大学
+    assert "石墨烯" in after and "烯电" not in after  # longest first: 烯电 overlaps 石墨烯
     assert [w.text for w in plain(text)] == before  # the other predictor is untouched
-    other = zhbert.load("cws", user_dict=["科学家们"])
-    assert "科学家们" in [w.text for w in other(text)] and "北京大学" not in [w.text for w in other(text)]
-    assert [w.text for w in forced(text)] == after
+    other = zhbert.load("cws", user_dict=["碳中和"])
+    assert "碳中和" in [w.text for w in other(text)]
+    assert [s[:2] for s in other.forced.spans(text)] == [(15, 18)] and [s[:2] for s in forced.forced.spans(text)] == [(7, 10)]
+    assert [w.text for w in forced(text)] == after and "碳中和" not in after
 
 
 def test_forced_entities_take_their_type():
@@ -152,7 +153,9 @@ def test_forced_entities_take_their_type():
 
 def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
     with pytest.raises(ValueError, match="no lexicon features"):
-        zhbert.load("cws", user_dict=["华为"], dict_mode="prefer")
+        zhbert.load("cws-fast", user_dict=["华为"], dict_mode="prefer")  # a head without a lexicon
+    preferring = zhbert.load("cws", user_dict=["石墨烯 100000"], dict_mode="prefer")  # the bundled cws has one
+    assert preferring.forced is None and len(preferring.model.word_features.lexicon) > len(zhbert.load("cws").model.word_features.lexicon)
     with pytest.raises(ValueError, match="dict_mode must be one of"):
         zhbert.load("cws", user_dict=["华为"], dict_mode="always")
     with pytest.raises(ValueError, match="segmentation and NER"):
