@@ -140,18 +140,25 @@ class _HeadPredictor:
         self.head = model.head
         self.forced = None  # a user dictionary's forced words (token heads)
 
+    def _check_token_head(self) -> None:
+        if self.head.kind != "token":
+            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
+
+    def _forced_words(self, dictionary):
+        from .heads.user_dict import ForcedWords
+
+        self._check_token_head()
+        return ForcedWords(dictionary, self.head.labels, self.head.scheme)
+
     def forcing(self, user_dict) -> "_HeadPredictor":
         """A copy of this predictor that forces ``user_dict``'s words (``dict_mode="force"``), sharing the
         model: nothing of this predictor changes (the demo's per-request dictionary box)."""
         import copy
 
         from .dictionary import read_dictionary
-        from .heads.user_dict import ForcedWords
 
-        if self.head.kind != "token":
-            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
         other = copy.copy(self)
-        other.forced = ForcedWords(read_dictionary(user_dict), self.head.labels, self.head.scheme)
+        other.forced = self._forced_words(read_dictionary(user_dict))
         return other
 
     def use_dictionary(self, user_dict, dict_mode: str = "force") -> None:
@@ -162,12 +169,11 @@ class _HeadPredictor:
         also join its lexicon. ``prefer``: the words join the lexicon of a head trained with one
         (``--lexicon``) and the model decides. See ``zhbert/heads/user_dict.py``."""
         from .dictionary import read_dictionary
-        from .heads.user_dict import DICT_MODES, ForcedWords
+        from .heads.user_dict import DICT_MODES
 
         if dict_mode not in DICT_MODES:
             raise ValueError(f"dict_mode must be one of {', '.join(DICT_MODES)}, got {dict_mode!r}")
-        if self.head.kind != "token":
-            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
+        self._check_token_head()
         dictionary = read_dictionary(user_dict)
         has_lexicon = self.model.word_features is not None and self.model.word_features.lexicon is not None
         if dict_mode == "prefer" and not has_lexicon:
@@ -176,7 +182,7 @@ class _HeadPredictor:
                 f"{self.path} has no lexicon features: use dict_mode='force'"
             )
         if dict_mode == "force":
-            self.forced = ForcedWords(dictionary, self.head.labels, self.head.scheme)
+            self.forced = self._forced_words(dictionary)
         if has_lexicon:
             self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)
 

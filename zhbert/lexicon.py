@@ -142,13 +142,6 @@ class TokenLexicon:
     def __len__(self) -> int:
         return len(self.lengths)
 
-    def fingerprint(self) -> str:
-        """A digest of what the lexicon matches and how it weighs it (recorded with a trained head)."""
-        h = hashlib.sha256()
-        for arr in (self.lengths, self.tag_ids, self.buckets):
-            h.update(arr.tobytes())
-        return h.hexdigest()
-
     def match(self, input_ids, lengths) -> LexiconMatches:
         """Every dictionary word in each row's first ``lengths[r]`` tokens, as set memberships."""
         rows, pos, sets, words = [], [], [], []
