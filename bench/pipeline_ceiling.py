@@ -36,7 +36,7 @@ def main() -> None:
     from zhbert.heads import HeadConfig, predict_tags, save_head
     from zhbert.heads.model import ZhBertForTask
     from zhbert.models_registry import bundled_path
-    from zhbert.tokenizer import load_tokenizer
+    from zhbert.tokenizer import load_tokenizer, normalizer_name
 
     tok = load_tokenizer(bundled_path("base"))
     texts, _ = peers._read("PKU test")
@@ -54,7 +54,7 @@ def main() -> None:
             intermediate_size=4 * hidden,
             max_position_embeddings=512,
         )
-        record_encoder(cfg, 128, "zhbert-1")
+        record_encoder(cfg, 128, normalizer_name(tok))
         with tempfile.TemporaryDirectory() as d:
             save_head(ZhBertForTask(cfg, head), tok, d)
             seg = zhbert.load(d)

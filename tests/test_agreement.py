@@ -56,6 +56,6 @@ def test_saved_configs_name_stock_classes_and_load_as_fp32():
         config = json.loads((BUNDLED_DIR / name / "config.json").read_text(encoding="utf-8"))
         stock = ("BertForMaskedLM", "BertForPreTraining", "BertForTokenClassification", "BertForSequenceClassification")
         assert config["architectures"][0] in (("ZhBertForTask",) if _zhbert_only(name) else stock), name
-        assert config["zhbert_encoder"]["normalizer"] == "zhbert-1"
+        assert config["zhbert_encoder"]["normalizer"] == "zhbert-2"
     assert AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype.is_floating_point
     assert str(AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype) == "torch.float32"  # stored fp16, runs fp32

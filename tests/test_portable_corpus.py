@@ -95,6 +95,6 @@ def test_pretrains_from_the_file(portable, tmp_path, tiny_encoder):
     )
     config = AutoModelForMaskedLM.from_pretrained(final).config
     assert config.hidden_size == 32
-    assert config.zhbert_encoder == {"max_length": 64, "normalizer": "zhbert-1"}  # what it saw in pretraining
+    assert config.zhbert_encoder == {"max_length": 64, "normalizer": "zhbert-2"}  # what it saw in pretraining
     with pytest.raises(ValueError, match="pass it alone"):
         pretrain(PretrainConfig(corpus=[str(portable), str(portable)], output=str(tmp_path / "two"), init=str(tiny_encoder)))

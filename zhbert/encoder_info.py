@@ -5,7 +5,8 @@ pretrained on. Position embeddings past it never received a gradient: a model
 pretrained on 128-token blocks reads positions 128-511 as noise (windowing at 512
 cost 8.7 word-F1 on PKU), so windows default to this length and a longer window
 is refused unless asked for. ``normalizer``: which text normalisation the saved
-tokenizer applies (``zhbert-1``, or ``tokenizer`` for a checkpoint's own).
+tokenizer applies (``zhbert-1``; ``zhbert-2``, which also reads traditional characters as
+simplified; or ``tokenizer`` for a checkpoint's own).
 
 A checkpoint without the record (any Hugging Face BERT) counts as trained on all
 of its positions, as BERT's 90/10 schedule did.

@@ -11,7 +11,9 @@ original string (the ``tokenizers`` normalizers keep that alignment):
   curly quotes, dashes and the ellipsis become their ASCII forms (the Chinese
   BERT vocabulary lacks them: every ``“`` of People's Daily was ``[UNK]``);
   NFKD then accents stripped, lower-cased, NFC (full-width ``ＡＢＣ１２３，`` ->
-  ``abc123,``; NFC recomposes Hangul so a syllable stays one token);
+  ``abc123,``; NFC recomposes Hangul so a syllable stays one token); then
+  traditional characters become the simplified ones the models learned
+  (``臺灣 -> 台湾``, one character to one, :mod:`zhbert.traditional`);
 * pre-tokeniser (:func:`zhbert_pre_tokenizer`): split on whitespace, then each Han
   character and each symbol is a word of its own and letters/digits form runs
   (BERT's own pre-tokeniser glues ``abc123😀`` into one word, which is ``[UNK]``);
@@ -29,6 +31,7 @@ save the generic fast-tokenizer class, which loads ``tokenizer.json`` as it is.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import unicodedata
@@ -42,17 +45,22 @@ from transformers import PreTrainedTokenizerBase, PreTrainedTokenizerFast
 
 from .errors import DataFormatError, ModelLoadError
 from .text import HAN_RANGES
+from .traditional import traditional_normalizer
 
 RESOURCES = Path(__file__).parent / "resources"
 DEFAULT_VOCAB = RESOURCES / "vocab.txt"
 SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 MODEL_INPUT_NAMES = ["input_ids", "token_type_ids", "attention_mask"]
-#: the name recorded with every model whose tokenizer carries :func:`zhbert_normalizer`
-NORMALIZER_NAME = "zhbert-1"
+#: zhbert's normaliser versions, oldest first: ``zhbert-2`` adds the traditional -> simplified map.
+#: A folder keeps the version it was saved with, so plain transformers keeps reading it as zhbert does.
+NORMALIZER_VERSIONS = ("zhbert-1", "zhbert-2")
+#: the version new tokenizers get, recorded with every model whose tokenizer carries it
+NORMALIZER_NAME = NORMALIZER_VERSIONS[-1]
 
 __all__ = [
     "DEFAULT_VOCAB",
     "NORMALIZER_NAME",
+    "NORMALIZER_VERSIONS",
     "Encoding",
     "build_tokenizer",
     "convert_tokenizer",
@@ -60,6 +68,7 @@ __all__ = [
     "load_tokenizer",
     "normalizer_name",
     "save_tokenizer",
+    "simplify_traditional",
     "read_vocab",
     "encode",
     "unk_rate",
@@ -89,8 +98,10 @@ def _whitespace_chars() -> tuple[str, ...]:
     )
 
 
-def zhbert_normalizer() -> normalizers.Normalizer:
+def zhbert_normalizer(version: str = NORMALIZER_NAME) -> normalizers.Normalizer:
     """zhbert's normalisation as a ``tokenizers`` normaliser (see the module docstring)."""
+    if version not in NORMALIZER_VERSIONS:
+        raise ValueError(f"unknown normaliser version {version!r}; known: {', '.join(NORMALIZER_VERSIONS)}")
     steps = [
         # whitespace first: tabs and newlines are control characters too
         normalizers.Replace(Regex(_char_class(_whitespace_chars())), " "),
@@ -98,6 +109,9 @@ def zhbert_normalizer() -> normalizers.Normalizer:
     ]
     steps += [normalizers.Replace(Regex(_char_class(src)), dst) for dst, src in _PUNCT_GROUPS.items()]
     steps += [normalizers.NFKD(), normalizers.StripAccents(), normalizers.Lowercase(), normalizers.NFC()]
+    if version != "zhbert-1":
+        # last, so compatibility ideographs (U+F900 block) are unified by NFKD before the lookup
+        steps.append(traditional_normalizer())
     return normalizers.Sequence(steps)
 
 
@@ -169,26 +183,45 @@ def _pipeline_json(tokenizer: PreTrainedTokenizerBase) -> dict:
     return json.loads(tokenizer.backend_tokenizer.to_str())
 
 
-def has_zhbert_normalizer(tokenizer: PreTrainedTokenizerBase) -> bool:
-    """True when the tokenizer normalises and pre-tokenises exactly as zhbert's does."""
+def zhbert_normalizer_version(tokenizer: PreTrainedTokenizerBase) -> str | None:
+    """Which version of zhbert's normaliser and pre-tokeniser the tokenizer carries, or None."""
     if not getattr(tokenizer, "is_fast", False):
-        return False
+        return None
     doc = _pipeline_json(tokenizer)
-    norm, pre = _our_pipeline_json()
-    return doc.get("normalizer") == norm and doc.get("pre_tokenizer") == pre
+    for version in NORMALIZER_VERSIONS:
+        norm, pre = _our_pipeline_json(version)
+        if doc.get("normalizer") == norm and doc.get("pre_tokenizer") == pre:
+            return version
+    return None
 
 
-@lru_cache(maxsize=1)
-def _our_pipeline_json() -> tuple[dict, dict]:
+def has_zhbert_normalizer(tokenizer: PreTrainedTokenizerBase) -> bool:
+    """True when the tokenizer normalises and pre-tokenises as some version of zhbert's does."""
+    return zhbert_normalizer_version(tokenizer) is not None
+
+
+@lru_cache(maxsize=None)
+def _our_pipeline_json(version: str) -> tuple[dict, dict]:
     t = Tokenizer(models.WordPiece(vocab={"[UNK]": 0}, unk_token="[UNK]"))
-    t.normalizer, t.pre_tokenizer = zhbert_normalizer(), zhbert_pre_tokenizer()
+    t.normalizer, t.pre_tokenizer = zhbert_normalizer(version), zhbert_pre_tokenizer()
     doc = json.loads(t.to_str())
     return doc["normalizer"], doc["pre_tokenizer"]
 
 
 def normalizer_name(tokenizer: PreTrainedTokenizerBase) -> str:
     """What ``zhbert_encoder.normalizer`` records for this tokenizer."""
-    return NORMALIZER_NAME if has_zhbert_normalizer(tokenizer) else "tokenizer"
+    return zhbert_normalizer_version(tokenizer) or "tokenizer"
+
+
+def simplify_traditional(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizerFast:
+    """A ``zhbert-1`` tokenizer with the current normaliser, which reads traditional characters
+    as simplified; the vocabulary, ids and everything else stay. Save it with :func:`save_tokenizer`
+    to upgrade a folder (``zhbert.load`` keeps a folder's tokenizer as saved)."""
+    if zhbert_normalizer_version(tokenizer) != "zhbert-1":
+        raise ValueError(f"expected a tokenizer with zhbert's zhbert-1 normaliser, got {normalizer_name(tokenizer)!r}")
+    upgraded = copy.deepcopy(tokenizer)
+    upgraded.backend_tokenizer.normalizer = zhbert_normalizer()
+    return upgraded
 
 
 def convert_tokenizer(tokenizer: PreTrainedTokenizerBase) -> PreTrainedTokenizerFast:
