@@ -155,7 +155,8 @@ def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
     with pytest.raises(ValueError, match="no lexicon features"):
         zhbert.load("cws-fast", user_dict=["华为"], dict_mode="prefer")  # a head without a lexicon
     preferring = zhbert.load("cws", user_dict=["石墨烯 100000"], dict_mode="prefer")  # the bundled cws has one
-    assert preferring.forced is None and len(preferring.model.word_features.lexicon) > len(zhbert.load("cws").model.word_features.lexicon)
+    assert preferring._forced_dictionary is None
+    assert len(preferring.model.word_features.lexicon) > len(zhbert.load("cws").model.word_features.lexicon)
     with pytest.raises(ValueError, match="dict_mode must be one of"):
         zhbert.load("cws", user_dict=["华为"], dict_mode="always")
     with pytest.raises(ValueError, match="segmentation and NER"):

@@ -138,17 +138,23 @@ class _HeadPredictor:
     def __init__(self, model: ZhBertForTask, tokenizer, path: Path):
         self.model, self.tokenizer, self.path = model, tokenizer, path
         self.head = model.head
-        self.forced = None  # a user dictionary's forced words (token heads)
+        self.units = None  # web units (zhbert.web_units.WebUnits) a token head decodes around
+        self._forced_dictionary = None  # the user dictionary whose words are forced (token heads)
+        self.forced = None  # what decoding enforces: the forced words and, for segmentation, the units
 
-    def _check_token_head(self) -> None:
+    def _check_token_head(self, what: str = "a user dictionary") -> None:
         if self.head.kind != "token":
-            raise ValueError(f"a user dictionary applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
+            raise ValueError(f"{what} applies to segmentation and NER models; {self.path} is a {self.head.kind} head")
 
-    def _forced_words(self, dictionary):
+    def _refresh_forced(self) -> None:
+        from .dictionary import Dictionary
         from .heads.user_dict import ForcedWords
 
-        self._check_token_head()
-        return ForcedWords(dictionary, self.head.labels, self.head.scheme)
+        if self._forced_dictionary is None and self.units is None:
+            self.forced = None
+            return
+        forced = ForcedWords(self._forced_dictionary or Dictionary("<none>"), self.head.labels, self.head.scheme, units=self.units)
+        self.forced = forced if forced else None
 
     def forcing(self, user_dict) -> "_HeadPredictor":
         """A copy of this predictor that forces ``user_dict``'s words (``dict_mode="force"``), sharing the
@@ -157,9 +163,22 @@ class _HeadPredictor:
 
         from .dictionary import read_dictionary
 
+        self._check_token_head()
         other = copy.copy(self)
-        other.forced = self._forced_words(read_dictionary(user_dict))
+        other._forced_dictionary = read_dictionary(user_dict)
+        other._refresh_forced()
         return other
+
+    def use_web_units(self, kinds=True) -> None:
+        """Decode around web units (URLs, @mentions, #topics#, emoji, ...; ``zhbert/web_units.py``):
+        ``True`` for the default kinds, ``False`` for none, or a list of kinds."""
+        from .web_units import DEFAULT_KINDS, WebUnits
+
+        self._check_token_head("web_units")
+        self.units = WebUnits(DEFAULT_KINDS if kinds is True else kinds) if kinds else None
+        if self.units is not None and not self.units.kinds:
+            self.units = None
+        self._refresh_forced()
 
     def use_dictionary(self, user_dict, dict_mode: str = "force") -> None:
         """Apply a user dictionary (a file path or a list of words) to this predictor only.
@@ -169,7 +188,7 @@ class _HeadPredictor:
         also join its lexicon. ``prefer``: the words join the lexicon of a head trained with one
         (``--lexicon``) and the model decides. See ``zhbert/heads/user_dict.py``."""
         from .dictionary import read_dictionary
-        from .heads.user_dict import DICT_MODES
+        from .heads.user_dict import DICT_MODES, ForcedWords
 
         if dict_mode not in DICT_MODES:
             raise ValueError(f"dict_mode must be one of {', '.join(DICT_MODES)}, got {dict_mode!r}")
@@ -182,7 +201,9 @@ class _HeadPredictor:
                 f"{self.path} has no lexicon features: use dict_mode='force'"
             )
         if dict_mode == "force":
-            self.forced = self._forced_words(dictionary)
+            ForcedWords(dictionary, self.head.labels, self.head.scheme)  # checks NER types before anything changes
+            self._forced_dictionary = dictionary
+            self._refresh_forced()
         if has_lexicon:
             self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)
 
@@ -254,10 +275,14 @@ class EntityRecognizer(_HeadPredictor):
         return self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced))
 
     def _from_raw(self, texts, preds):
+        from .web_units import snap_entities
+
         out = []
         for text, p in zip(texts, preds):
-            spans = char_spans(p, self.head.scheme, with_scores=True)
-            out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for t, s, e, sc in spans])
+            spans = [(s, e, t, sc) for t, s, e, sc in char_spans(p, self.head.scheme, with_scores=True)]
+            if self.units is not None:  # no entity starts or ends inside a URL, @mention, ...
+                spans = snap_entities(spans, self.units.spans(text))
+            out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for s, e, t, sc in spans])
         return out
 
 
@@ -523,7 +548,9 @@ def _fill_mask_class():
     return BertForMaskedLMFromPretraining
 
 
-def load(name_or_path: str, device: str | None = None, backend: str = "torch", user_dict=None, dict_mode: str = "force"):
+def load(
+    name_or_path: str, device: str | None = None, backend: str = "torch", user_dict=None, dict_mode: str = "force", web_units=True
+):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
     ``"tagging"``, ``"matching"``) or any local ``save_pretrained`` folder.
 
@@ -531,6 +558,12 @@ def load(name_or_path: str, device: str | None = None, backend: str = "torch", u
     jieba writes it, or ``word<TAB>TYPE`` for NER) or a list of words, for this predictor only;
     ``dict_mode``: ``"force"`` (listed words always come out whole) or ``"prefer"`` (they join
     the lexicon of a head trained with one). ``zhbert/heads/user_dict.py`` has the rules.
+
+    ``web_units`` (segmentation and NER): URLs, e-mail addresses, @mentions, #topics# and emoji
+    come out as units: one word each, never cut or glued to a neighbour, and no entity edge
+    inside one. ``True`` (default) for those kinds, ``False`` for none, or a list of kinds from
+    ``zhbert.web_units.KINDS`` (which adds ``"number"`` and ``"latin"``); ignored by other heads
+    when left at ``True``. ``zhbert/web_units.py`` has the rules.
 
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/RESULTS.md, "Inference against
@@ -540,6 +573,10 @@ def load(name_or_path: str, device: str | None = None, backend: str = "torch", u
     if backend == "int8" and device not in (None, "cpu"):
         raise ValueError(f"backend='int8' runs on the CPU only, got device={device!r}")
     predictor = _load(name_or_path, device)
+    if isinstance(predictor, _HeadPredictor) and predictor.head.kind == "token":
+        predictor.use_web_units(web_units)
+    elif web_units not in (True, False, None):
+        raise ValueError(f"web_units applies to segmentation and NER models, not to {name_or_path!r} ({type(predictor).__name__})")
     if user_dict is not None:
         if not isinstance(predictor, _HeadPredictor):
             raise ValueError(f"a user dictionary applies to segmentation and NER models, not to {type(predictor).__name__}")

@@ -266,6 +266,12 @@ def predict(
         None, "--user-dict", help="segmentation and NER: a dictionary file (word, 'word FREQ [POS]', or word<TAB>TYPE for NER)"
     ),
     dict_mode: str = typer.Option("force", "--dict-mode", help="force (listed words always whole) or prefer (a lexicon head weighs them)"),
+    web_units: str = typer.Option(
+        "default",
+        "--web-units",
+        help="segmentation and NER: 'default' (URLs, e-mail, @mentions, #topics#, emoji each one unit), 'none', "
+        "or kinds joined by commas (url,email,mention,topic,emoji,number,latin)",
+    ),
 ) -> None:
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
@@ -276,7 +282,9 @@ def predict(
     if batch_size < 1:
         _fail(f"--batch-size must be at least 1, got {batch_size}", code=2)
     try:
-        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode)
+        presets = {"default": True, "none": False}
+        units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
+        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units)
         rows = _read_inputs(file, pairs=isinstance(pred, Matcher))
         chunk = list(itertools.islice(rows, batch_size))  # the first batch: a bad file fails before any output
     except (ZhbertError, OSError, ValueError) as e:

@@ -4,11 +4,12 @@ model weighs (``prefer``).
 Two semantics, as HanLP names them:
 
 * ``force`` (HanLP's ``dict_force``): every dictionary word found in the text is one word
-  (segmentation) or one entity of its type (NER), enforced in decoding. The tag path is the
-  best one under the model's scores among the paths that keep each forced word whole: the
-  emissions of the tags a forced word rules out are set to ``-10000`` before Viterbi, with the
-  CRF's transitions where the head has a CRF and the tag scheme's legal transitions where it
-  does not. Overlapping dictionary words resolve **longest first**, then leftmost: in
+  (segmentation) or one entity of its type (NER), enforced in decoding: the emissions of the
+  tags a forced word rules out are set to ``-10000`` before the head's own decoding. With a
+  CRF, that is Viterbi: the best path under the model's scores among those that keep each
+  forced word whole. Without one, each token takes its best allowed tag, so every token
+  outside a forced word keeps the tag of the plain decoding, and the spans read from the tags
+  keep the forced word whole and apart from its neighbours. Overlapping dictionary words resolve **longest first**, then leftmost: in
   ``北京大学生``, with ``北京大学`` and ``大学生`` both listed, ``北京大学`` is forced and
   ``大学生`` is not.
 * ``prefer`` (HanLP's ``dict_combine`` in spirit): the words join the head's lexicon (a head
@@ -26,7 +27,7 @@ import bisect
 
 import torch
 
-from ..crf import CRF, FORBIDDEN
+from ..crf import FORBIDDEN
 from ..dictionary import Dictionary
 from ..tags import SCHEMES, parse_tag
 
@@ -38,7 +39,10 @@ DICT_MODES = ("force", "prefer")
 class ForcedWords:
     """Dictionary words to force, for a head with ``labels`` in ``scheme``."""
 
-    def __init__(self, dictionary: Dictionary, labels: list[str], scheme: str):
+    def __init__(self, dictionary: Dictionary, labels: list[str], scheme: str, units=None):
+        """``units``: a :class:`~zhbert.web_units.WebUnits` whose units are forced too, before the
+        dictionary's words (segmentation only: an entity model takes units as limits on its spans,
+        ``zhbert.web_units.snap_entities``)."""
         import ahocorasick
 
         self.labels, self.scheme = list(labels), scheme
@@ -62,15 +66,23 @@ class ForcedWords:
         self.size = len(dictionary)
         if self.size:
             self._automaton.make_automaton()
+        self.units = units if units is not None and units.kinds and not self.typed else None
+
+    def __bool__(self) -> bool:
+        return bool(self.size or self.units)
 
     def spans(self, text: str) -> list[tuple[int, int, str | None]]:
-        """The forced ``(start, end, type)`` spans of ``text``: longest first, then leftmost, never overlapping."""
-        if not self.size or not text:
+        """The forced ``(start, end, type)`` spans of ``text``: web units first, then dictionary words
+        longest first, then leftmost, never overlapping."""
+        if not self or not text:
             return []
-        found = [(end + 1 - n, end + 1, tag) for end, (n, tag) in self._automaton.iter(text)]
-        found.sort(key=lambda m: (m[0] - m[1], m[0]))
         taken = bytearray(len(text))
         out = []
+        for s, e, _ in self.units.spans(text) if self.units else ():
+            taken[s:e] = b"\x01" * (e - s)
+            out.append((s, e, None))
+        found = [(end + 1 - n, end + 1, tag) for end, (n, tag) in self._automaton.iter(text)] if self.size else []
+        found.sort(key=lambda m: (m[0] - m[1], m[0]))
         for s, e, tag in found:
             if not any(taken[s:e]):
                 taken[s:e] = b"\x01" * (e - s)
@@ -110,13 +122,13 @@ class ForcedWords:
 
 
 def constrained_decode(model, em: torch.Tensor, mask: torch.Tensor, allowed: torch.Tensor) -> list[list[int]]:
-    """Viterbi over ``em`` (``(B, T, K)``, positions after [CLS]) with the tags outside ``allowed``
-    ruled out: the head's CRF, or (softmax heads) log-probabilities under the scheme's legal transitions."""
-    crf = model.crf
-    if crf is None:
-        crf = getattr(model, "_constraint_crf", None)
-        if crf is None:
-            crf = CRF(model.head.labels, model.head.scheme).to(em.device)  # zero learned scores: legality only
-            object.__setattr__(model, "_constraint_crf", crf)  # not a submodule: never saved
-        em = torch.log_softmax(em.float(), dim=-1)
-    return crf.decode(em.masked_fill(~allowed, FORBIDDEN), mask)
+    """The head's own decoding of ``em`` (``(B, T, K)``, positions after [CLS]) with the tags outside
+    ``allowed`` ruled out: Viterbi under the head's CRF, or, for a softmax head, the argmax of each
+    token among its allowed tags. A softmax head's tokens outside the forced words thus keep the tags
+    of its plain decoding, and the spans read from the tags (``lenient_spans``: a word starts at every
+    ``B``/``S`` and after every ``E``/``S``) keep each forced word whole and apart."""
+    em = em.masked_fill(~allowed, FORBIDDEN)
+    if model.crf is not None:
+        return model.crf.decode(em, mask)
+    best = em.argmax(-1).tolist()
+    return [row[: int(n)] for row, n in zip(best, mask.sum(-1).tolist())]
