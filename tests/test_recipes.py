@@ -44,13 +44,16 @@ def test_cws_recipe(tiny_encoder, tmp_path):
 @pytest.mark.parametrize(
     "dataset, extra",
     # resume: the BERT paper's feature-based NER head (frozen encoder, two-layer BiLSTM), under a CRF
-    [("resume", ["--crf", "--mode", "frozen", "--bilstm_layers", "2"]), ("weibo", [])],
+    # weibo: a small hashed bigram table (kebab-case flags, as the CLI spells them)
+    [("resume", ["--crf", "--mode", "frozen", "--bilstm_layers", "2"]), ("weibo", ["--bigram-dim", "8", "--bigram-buckets", "512"])],
 )
 def test_ner_recipe(dataset, extra, tiny_encoder, tmp_path):
     r, m = _recipe("ner", tiny_encoder, tmp_path / "ner", "--dataset", dataset, *extra)
     head = json.loads((tmp_path / "ner" / "model" / "config.json").read_text())["zhbert_head"]
-    assert (head["crf"], head["mode"], head["bilstm_layers"]) == (("--crf" in extra), "frozen" if extra else "finetune", 2 if extra else 0)
-    assert ("+ 2-layer BiLSTM + CRF |" in r.stdout) == bool(extra)
+    crf = "--crf" in extra
+    assert (head["crf"], head["mode"], head["bilstm_layers"]) == (crf, "frozen" if crf else "finetune", 2 if crf else 0)
+    assert (head["bigram_dim"], head["bigram_buckets"]) == ((0, 65536) if crf else (8, 512))
+    assert ("+ 2-layer BiLSTM + CRF |" in r.stdout) == crf
     overall = m["metrics"]["overall"]
     assert m["dataset"] == f"ner-{dataset}" and 0 <= overall["f1"] <= 1 and overall["support"] > 0
     assert set(m["metrics"]["per_type"]) <= {

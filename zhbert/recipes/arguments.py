@@ -35,6 +35,10 @@ class RecipeArguments:
     )
     lexicon_dim: int = field(default=50, metadata={"help": "token heads with --lexicon: size of each B/M/E/S word-set vector"})
     bigram_dim: int = field(default=0, metadata={"help": "token heads: character-bigram embeddings of this size (0: none)"})
+    bigram_buckets: int = field(
+        default=65536,
+        metadata={"help": "token heads with --bigram_dim: rows of the hashed bigram table (fewer: a smaller model, more sharing)"},
+    )
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
     window_align: str | None = field(

@@ -135,7 +135,10 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
 # through windows, read truncated), as bench/RESULTS.md's long-text cross-reads do.
 READING_OPTIONS = ("window", "stride", "window_align", "truncate")
 # What a head was trained as: fixed in its weights, so a different value at evaluation is an error.
-TRAINED_OPTIONS = ("mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding", "lexicon", "lexicon_dim", "bigram_dim")
+TRAINED_OPTIONS = (
+    "mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding",
+    "lexicon", "lexicon_dim", "bigram_dim", "bigram_buckets",
+)
 
 
 def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> HeadConfig:
@@ -224,6 +227,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         lexicon=args.lexicon,
         lexicon_dim=args.lexicon_dim,
         bigram_dim=args.bigram_dim,
+        bigram_buckets=args.bigram_buckets,
         mode=args.mode,
         representation=args.representation,
         window=args.window,
