@@ -12,7 +12,7 @@ import zhbert
 from zhbert.models_registry import BUNDLED, BUNDLED_DIR
 
 ROOT = Path(__file__).resolve().parents[1]
-RECIPES = {"cws": "cws.py", "cws-fast": "cws.py", "ner": "ner.py", "tagging": "weibo_tagging.py", "matching": "matching.py"}
+RECIPES = {"cws": "cws.py", "cws-fast": "cws.py", "ner": "ner.py", "tagging": "tagging.py", "matching": "matching.py"}
 
 
 def test_every_bundled_model_is_there_and_small():

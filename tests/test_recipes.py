@@ -109,8 +109,8 @@ def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
 
 
 @pytest.mark.parametrize("dataset", ["usual", "nlpcc2014"])
-def test_weibo_tagging_recipe(dataset, tiny_encoder, tmp_path):
-    r, m = _recipe("weibo_tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window_pool", "mean-max")
+def test_tagging_recipe(dataset, tiny_encoder, tmp_path):
+    r, m = _recipe("tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window_pool", "mean-max")
     if dataset == "usual":
         assert 0 <= m["metrics"]["macro_f1"] <= 1 and len(m["metrics"]["per_label_f1"]) == 6
     else:

@@ -111,3 +111,17 @@ def test_recipes_and_datasets_agree():
             continue
         assert r.default_dataset in DATASETS[r.name] and r.study_dataset in DATASETS[r.name]
     assert DATASETS["matching"] == ("afqmc", "ocnli", "bq", "lcqmc", "pawsx", "paraphrase", "sts")
+
+
+def test_recipe_names_agree_everywhere():
+    """`zhbert train NAME`, `recipes/NAME.py` and `zhbert/recipes/NAME.py` are one name per recipe."""
+    from pathlib import Path
+
+    from zhbert.recipes import RECIPES
+
+    root = Path(__file__).resolve().parents[1]
+    scripts = {p.stem for p in (root / "recipes").glob("*.py")}
+    assert scripts == set(RECIPES)
+    for name, r in RECIPES.items():
+        assert r.module == name and (root / "zhbert" / "recipes" / f"{name}.py").is_file()
+        assert f'RECIPES["{name}"].main()' in (root / "recipes" / f"{name}.py").read_text(encoding="utf-8")

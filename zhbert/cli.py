@@ -21,6 +21,11 @@ app = typer.Typer(
 )
 
 
+# Every command that writes a folder takes the same flag: --output-dir, as zhbert train spells it,
+# with the spellings older versions used (--output, -o, --output_dir) kept as aliases.
+OUTPUT_DIR = ("--output-dir", "--output", "-o", "--output_dir")
+
+
 def _recipe_names() -> list[str]:
     from .recipes import RECIPES
 
@@ -45,7 +50,7 @@ def info(model: str = typer.Argument(..., help="bundled model name or a local mo
 
 @app.command()
 def export(
-    source: Path = typer.Argument(..., help="a save_pretrained model folder"),
+    source: str = typer.Argument(..., help="a bundled model's name or a save_pretrained model folder"),
     dest: Path = typer.Argument(..., help="where to write the copy (replaced when complete)"),
     fp16: bool = typer.Option(True, help="store weights as fp16 (zhbert loads them as fp32)"),
     trained_length: Optional[int] = typer.Option(None, help="the encoder's pretraining length, recorded when the folder lacks it"),
@@ -64,7 +69,7 @@ def export(
 @app.command("small-encoder")
 def small_encoder_command(
     teacher: str = typer.Option(..., "--teacher", help="bundled model name or a BERT folder whose embeddings start the new encoder"),
-    output: Path = typer.Option(..., "--output", help="folder to write"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write"),
     layers: int = typer.Option(2, help="transformer layers"),
     hidden: int = typer.Option(128, help="hidden size (at most the teacher's)"),
     heads: int = typer.Option(2, help="attention heads"),
@@ -126,7 +131,7 @@ def pretrain(ctx: typer.Context) -> None:
 @app.command("prepare-corpus")
 def prepare_corpus(
     corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
-    output: Path = typer.Option(..., "--output", help="the portable file to write (*.zhcorpus)"),
+    output: Path = typer.Option(..., "--output", "-o", help="the portable file to write (*.zhcorpus)"),
     masking: str = typer.Option("wwm", help="the masking strategy it is for: the file holds the units that strategy needs"),
     tokenizer_from: Optional[Path] = typer.Option(None, "--tokenizer-from", help="use this checkpoint's vocabulary (default: zhbert's)"),
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
@@ -347,7 +352,7 @@ def fill_mask(
 @app.command()
 def probe(
     model: str = typer.Argument(..., help="bundled model name or a local model folder (its encoder is probed)"),
-    output: Path = typer.Option(..., "--output", "-o", help="folder for probe.json, probe.md and the plots"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for probe.json, probe.md and the plots"),
     tasks: List[str] = typer.Option(["pos", "entity", "boundary", "pair"], "--task", help="pos, entity, boundary, pair"),
     sentences: int = typer.Option(1200, help="held-out People's Daily sentences (70% train the probes)"),
     pairs: int = typer.Option(2000, help="LCQMC pairs (half from dev to train, half from test to score)"),
@@ -404,7 +409,7 @@ def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, pres
 
 @study_app.command("modes")
 def study_modes(
-    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, modes.md, modes.json and modes.png"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the runs, modes.md, modes.json and modes.png"),
     encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
     tasks: List[str] = typer.Option(None, "--task", help="a recipe (repeat the flag); default: every recipe (zhbert train --help)"),
     seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
@@ -462,7 +467,7 @@ def study_modes(
 @study_app.command("modes-report")
 def study_modes_report(
     sources: List[Path] = typer.Option(..., "--from", help="a modes.json of zhbert study modes (repeat); a cell in several: the last wins"),
-    output: Path = typer.Option(..., "--output", "-o", help="folder for the merged modes.md, modes.json and modes.png"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the merged modes.md, modes.json and modes.png"),
 ) -> None:
     """One report (table, claims, plot) from mode studies of one encoder run in parts."""
     from .studies.modes import merge_mode_reports, write_modes_report
@@ -478,7 +483,7 @@ def study_modes_report(
 @study_app.command("masking")
 def study_masking(
     corpus: List[Path] = typer.Option(..., "--corpus", help="pretraining text (files or folders)"),
-    output: Path = typer.Option(..., "--output", "-o", help="folder for pretraining runs, fine-tuning runs and masking.md"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for pretraining runs, fine-tuning runs and masking.md"),
     maskings: List[str] = typer.Option(None, "--masking", help="a masking strategy (repeat the flag); default: every one"),
     nsp: List[str] = typer.Option(["no", "yes"], "--nsp", help="no, yes or both (repeat the flag)"),
     size: str = typer.Option("tiny"),
@@ -558,7 +563,7 @@ def study_masking(
 
 @study_app.command("long")
 def study_long(
-    output: Path = typer.Option(..., "--output", "-o", help="folder for long.md and long.json"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for long.md and long.json"),
     model: str = typer.Option("ner", "--model", help="a NER model: bundled name or folder"),
     dataset: str = typer.Option("msra", help="the NER dataset whose scored split makes the documents"),
     min_chars: int = typer.Option(1500, help="characters per long document (consecutive sentences joined)"),
@@ -580,7 +585,7 @@ def study_long(
 
 @study_app.command("long-classification")
 def study_long_classification(
-    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, long_classification.md and .json"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the runs, long_classification.md and .json"),
     encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
     dataset: str = typer.Option("sources", help="a tagging dataset of long texts (sources: 1,000-1,200 character corpus excerpts)"),
     seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
@@ -613,7 +618,7 @@ def study_long_classification(
 
 @study_app.command("multitask")
 def study_multitask(
-    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, multitask.md and multitask.json"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the runs, multitask.md and multitask.json"),
     encoder: str = typer.Option("base", help="bundled model name or a local BERT folder"),
     tasks: str = typer.Option("ner=msra,cws=pku,tagging=usual", "--tasks", help="recipe=dataset pairs, comma-separated"),
     seeds: List[int] = typer.Option([1], "--seed"),
@@ -641,7 +646,7 @@ def study_multitask(
 
 @study_app.command("words")
 def study_words(
-    output: Path = typer.Option(..., "--output", "-o", help="folder for the runs, words.md, words.json and words.png"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the runs, words.md, words.json and words.png"),
     encoder: str = typer.Option("base", help="the encoder without word information (bundled name or a local BERT folder)"),
     wwm_encoder: Optional[str] = typer.Option(
         None, "--wwm-encoder", help="an encoder pretrained with word information (zhbert pretrain --masking wwm or ernie)"

@@ -24,7 +24,9 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_le
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
     pretraining length, when the folder cannot tell)."""
-    src, dst = Path(src), Path(dst)
+    from .models_registry import resolve_model_path
+
+    src, dst = resolve_model_path(str(src)), Path(dst)  # a bundled model's name or a folder
     if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
     if dst.resolve() == src.resolve():

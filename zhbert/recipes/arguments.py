@@ -69,7 +69,9 @@ class RecipeArguments:
         default="test",
         metadata={"help": "the split scored: test, or dev (to choose settings such as a learning rate without looking at test)"},
     )
-    output_dir: str = field(default="runs/recipe", metadata={"help": "model, metrics.json"})
+    output_dir: str = field(
+        default="runs/recipe", metadata={"help": "folder for model/ and metrics.json (also --output)", "aliases": ["--output", "-o"]}
+    )
     save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})

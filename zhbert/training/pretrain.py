@@ -51,10 +51,16 @@ class PretrainConfig:
         # repeated --corpus flags add up (argparse's default would keep only the last)
         metadata=_help("text files or folders (*.txt), one document per line, or one *.zhcorpus file", action="extend"),
     )
-    output: str = field(default="runs/pretrain", metadata=_help("output folder (checkpoints, loss log, final/)"))
+    output: str = field(
+        default="runs/pretrain",
+        metadata=_help(
+            "output folder (checkpoints, loss log, final/); also --output-dir, as zhbert train spells it",
+            aliases=["--output-dir", "--output_dir", "-o"],
+        ),
+    )
     masking: str = field(default="wwm", metadata=_help("masking strategy: " + ", ".join(MASKERS)))
     size: str = field(default="mini", metadata=_help("model size from scratch: " + ", ".join(SIZES) + " (ignored with --init)"))
-    init: str | None = field(default=None, metadata=_help("continue from this local HF BERT checkpoint folder"))
+    init: str | None = field(default=None, metadata=_help("continue from a bundled model (base) or a local HF BERT checkpoint folder"))
     max_length: int = field(default=128, metadata=_help("tokens per packed block"))
     batch_size: int = field(default=64, metadata=_help("blocks per device per step"))
     grad_accum: int = field(default=1, metadata=_help("gradient accumulation steps"))
@@ -220,8 +226,9 @@ def prepare_corpus(
 ) -> dict:
     """Run the word-boundary pass once and write a portable ``*.zhcorpus`` file (``zhbert prepare-corpus``)."""
     from ..data import read_corpus
+    from ..models_registry import resolve_model_path
 
-    tokenizer = _init_tokenizer(tokenizer_from) if tokenizer_from else build_tokenizer()
+    tokenizer = _init_tokenizer(str(resolve_model_path(tokenizer_from))) if tokenizer_from else build_tokenizer()
     docs = read_corpus(corpus, doc_format=doc_format)
     if max_docs:
         docs = docs.select(range(min(max_docs, len(docs))))
@@ -240,9 +247,13 @@ def pretrain(cfg: PretrainConfig) -> Path:
     """Run (or resume) pretraining; returns the folder with the final model. The output folder is
     locked while it runs (``zhbert.training.lock``): a second run there refuses with this one's PID."""
     from contextlib import nullcontext
+    from dataclasses import replace
 
+    from ..models_registry import resolve_model_path
     from .lock import output_lock
 
+    if cfg.init:  # a bundled model's name ("base") or a folder, as everywhere else
+        cfg = replace(cfg, init=str(resolve_model_path(cfg.init)))
     out = Path(cfg.output)
     out.mkdir(parents=True, exist_ok=True)
     with output_lock(out) if int(os.environ.get("RANK", "0")) == 0 else nullcontext():  # torchrun: rank 0 holds it for all

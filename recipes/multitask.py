@@ -1,0 +1,10 @@
+"""Several tasks on one shared encoder: the same as ``zhbert train multitask ARGS`` (``--help`` lists them).
+
+The recipe itself is package code, ``zhbert/recipes/multitask.py``, so it also runs from
+an installed wheel and from the studies; this script is its entry point in a checkout.
+"""
+
+from zhbert.recipes import RECIPES
+
+if __name__ == "__main__":
+    RECIPES["multitask"].main()
