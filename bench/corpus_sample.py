@@ -1,6 +1,6 @@
 """A fixed random sample of a built corpus, and the documents right after it as a held-out set.
 
-The pair-objective continuations in RESULTS.md ("Does a pair objective help pairs?") train on
+The pair-objective continuations in LOG.md ("Does a pair objective help pairs?") train on
 40,000 documents of the default corpus and score their pair head on the next 2,000 of the same
 shuffle, so the held-out documents share nothing with the training ones:
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # How the bundled default encoder (zhbert/pretrained/base) was made, stage by stage. Stages 1-3 exactly as run on
-# the 2-core CPU machine (2026-11-21/22; bench/RESULTS.md has the losses and timings). Each stage is a
+# the 2-core CPU machine (2026-11-21/22; bench/LOG.md has the losses and timings). Each stage is a
 # plain `zhbert pretrain` continued with --init; rerunning a stage resumes it from its last complete
 # checkpoint. Two stages were cut short or extended while running; the lines below replay that.
 set -euo pipefail
@@ -53,7 +53,7 @@ zhbert export runs/default-mini-char512/final zhbert/pretrained/base   # fp16 sa
 
 # stage 6 (2026-11-24, the 2-core CPU machine, 13 + 38 min): char masking plus sentence-order prediction at 128
 # tokens, continued from the bundled stage 5: the 1,200-step SOP run of the pair-objective comparison
-# (bench/RESULTS.md, "Sentence order (SOP) against NSP"), then 3,600 steps more on 200,000 documents at LR 2e-4.
+# (bench/LOG.md, "Sentence order (SOP) against NSP"), then 3,600 steps more on 200,000 documents at LR 2e-4.
 python bench/corpus_sample.py --corpus runs/corpus --train runs/corpus-sample40k/sample.txt --heldout runs/corpus-heldout/heldout.txt
 python bench/corpus_sample.py --corpus runs/corpus --train runs/corpus-sample200k/sample.txt \
   --heldout runs/corpus-heldout200k/heldout.txt --n-train 200000

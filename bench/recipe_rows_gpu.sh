@@ -1,5 +1,5 @@
 #!/bin/bash
-# Recipe rows of bench/RESULTS.md run on one GPU machine, several recipes at a time (a mini encoder
+# Recipe rows of bench/LOG.md run on one GPU machine, several recipes at a time (a mini encoder
 # leaves the GPU mostly idle; the CPU-side data work is what takes the time). JOBS holds one run per
 # line, "NAME RECIPE ARGS...", longest first; each run writes OUTDIR/NAME/ (metrics.json, model/
 # unless --no_save_model) and OUTDIR/NAME.log.

@@ -160,7 +160,7 @@ def test_fill_mask_orders(models):
 def test_int8_backend_segments_nearly_as_fp32(pd_sentences):
     """``load(..., backend="int8")``: the linear layers become int8 (in place, so the head's
     own reference follows); on real People's Daily sentences almost every word is the fp32
-    model's (bench/RESULTS.md: -0.15 PKU word F1 for 1.4-1.6x); a GPU or an unknown backend
+    model's (bench/LOG.md: -0.15 PKU word F1 for 1.4-1.6x); a GPU or an unknown backend
     is refused by name."""
     texts = list(pd_sentences[:200])
     fp32, int8 = zhbert.load("cws"), zhbert.load("cws", backend="int8")

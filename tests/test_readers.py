@@ -28,7 +28,7 @@ def test_peoples_daily_overlap_with_eval_sets(peoples_daily, datasets_dir):
     kept, removed = data.remove_overlap(peoples_daily, pku)
     assert len(kept) + removed == len(peoples_daily)
     # measured: 269 People's Daily sentences also occur in the PKU test, all short boilerplate
-    # ("（新华社北京１月１日电）", "图片新闻"); they are removed and reported in bench/RESULTS.md
+    # ("（新华社北京１月１日电）", "图片新闻"); they are removed and reported in bench/LOG.md
     assert removed == 269
     key = data.peoples_daily.overlap_key
     assert not set(map(key, kept["text"])) & set(map(key, pku))

@@ -16,7 +16,7 @@ from zhbert.models_registry import BUNDLED_DIR
 @pytest.mark.parametrize("name", ["base", "cws", "cws-fast", "ner", "tagging", "matching"])
 def test_bundled_models_record_their_pretraining_length_and_window_within_it(name):
     config = json.loads((BUNDLED_DIR / name / "config.json").read_text(encoding="utf-8"))
-    trained = 128  # base: seen 512, but measured unusable past 128 (bench/RESULTS.md, stage 5)
+    trained = 128  # base: seen 512, but measured unusable past 128 (bench/LOG.md, stage 5)
     assert config["zhbert_encoder"]["max_length"] == trained <= config["max_position_embeddings"]
     pred = zhbert.load(name)
     if name == "base":

@@ -566,7 +566,7 @@ def load(
     when left at ``True``. ``zhbert/web_units.py`` has the rules.
 
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
-    bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/RESULTS.md, "Inference against
+    bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/LOG.md, "Inference against
     the CPU's limit"); answers can differ from the fp32 model's where it was unsure."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")

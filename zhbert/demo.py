@@ -26,7 +26,7 @@ EXAMPLES = {
     "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
     # the bundled matching model answers "do the two mean the same?" (paraphrase / different)
     "matching": [["手机没电了怎么办", "手机没电了该怎么办"], ["花呗怎么还款", "花呗可以分期吗"]],
-    # what the bundled base answers (bench/RESULTS.md, stage 6): 文化 (节日 also fits), 京, 人, 好
+    # what the bundled base answers (bench/LOG.md, stage 6): 文化 (节日 also fits), 京, 人, 好
     "fill": [
         "春节是中国最重要的传统[MASK][MASK]。",
         "我们明天去北[MASK]大学参加会议。",
@@ -238,7 +238,7 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                         "entail sentence B, leave it open (neutral), or contradict it?"
                         if "entailment" in labels
                         else "`paraphrase`: the two sentences mean the same (questions with the same intent); `different`: they do not. "
-                        "The bundled model was trained on LCQMC, BQ, AFQMC and PAWS-X pairs (bench/RESULTS.md has its scores)."
+                        "The bundled model was trained on LCQMC, BQ, AFQMC and PAWS-X pairs (bench/LOG.md has its scores)."
                         if "paraphrase" in labels
                         else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
                     )

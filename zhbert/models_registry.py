@@ -30,7 +30,7 @@ BUNDLED = {
     ),
     "cws-fast": (
         "cws-fast",
-        "a 2 x 128 student of cws (bench/RESULTS.md, 'A fast segmenter distilled from cws'): "
+        "a 2 x 128 student of cws (bench/LOG.md, 'A fast segmenter distilled from cws'): "
         "python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000; "
         "zhbert small-encoder --teacher cws --layers 2 --hidden 128 --output runs/student-2x128; "
         "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra_train runs/silver/cws.txt "

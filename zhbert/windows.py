@@ -14,7 +14,7 @@ sentences as fit share one, so no sentence is cut and no token is read twice; on
 sentence longer than a window gets overlapping windows of its own. Models fine-tuned on
 single sentences read a long document best one sentence per window (the long-text study:
 MSRA NER 82.25 F1 one per window, 81.81 packed, 81.35 with half-window overlap, and both
-aligned settings run as fast as separate sentences; bench/RESULTS.md).
+aligned settings run as fast as separate sentences; bench/LOG.md).
 """
 
 from __future__ import annotations

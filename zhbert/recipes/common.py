@@ -132,7 +132,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
 
 
 # How a saved head reads a text: may change when a saved model is scored (e.g. a head trained
-# through windows, read truncated), as bench/RESULTS.md's long-text cross-reads do.
+# through windows, read truncated), as bench/LOG.md's long-text cross-reads do.
 READING_OPTIONS = ("window", "stride", "window_align", "truncate")
 # What a head was trained as: fixed in its weights, so a different value at evaluation is an error.
 TRAINED_OPTIONS = (

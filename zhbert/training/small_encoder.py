@@ -2,7 +2,7 @@
 its embeddings taken from the teacher's.
 
 A model with 2 layers of width 128 runs about 4x faster than the bundled 4 x 256 encoder on
-this CPU (bench/RESULTS.md, the pipeline-ceiling table), fast enough to outrun pkuseg, but
+this CPU (bench/LOG.md, the pipeline-ceiling table), fast enough to outrun pkuseg, but
 trained from random weights on a few million characters it would know nothing about rare
 characters. So the new encoder starts from the teacher's character knowledge: its word,
 position and segment embeddings are the teacher's projected onto their first ``hidden``
