@@ -133,8 +133,12 @@ def test_a_truncated_tokenizer_json_names_the_folder(tmp_path):
     shutil.copytree(BUNDLED_DIR / "ner", folder)
     data = (folder / "tokenizer.json").read_bytes()
     (folder / "tokenizer.json").write_bytes(data[: len(data) // 3])
-    with pytest.raises(ModelLoadError, match=f"^{re.escape(str(folder))}: cannot load the tokenizer"):
+    with pytest.raises(ModelLoadError, match=f"^{re.escape(str(folder / 'tokenizer.json'))}: not a readable tokenizer"):
         zhbert.load(str(folder))
+    from zhbert.tokenizer import load_tokenizer  # the tokenizer loader alone (no folder check) names the folder too
+
+    with pytest.raises(ModelLoadError, match=f"^{re.escape(str(folder))}: cannot load the tokenizer"):
+        load_tokenizer(folder)
 
 
 def test_predict_rejects_a_line_past_its_limit_with_file_and_line(tmp_path):

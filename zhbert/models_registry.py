@@ -76,10 +76,13 @@ def missing_bundled() -> list[tuple[str, Path, str]]:
 
 def resolve_model_path(name_or_path: str) -> Path:
     """A bundled short name or a local folder holding ``config.json``."""
+    from .model_folder import check_model_folder
+
     path = Path(name_or_path)
     if path.is_dir():
         if not (path / "config.json").is_file():
             raise ModelLoadError(f"{path}: not a model folder (config.json is missing)")
+        check_model_folder(path)  # sizes, weights' shapes and the tokenizer, before anything is used
         return path
     if path.exists():
         raise ModelLoadError(f"{path}: expected a model folder, found a file")

@@ -318,11 +318,17 @@ def encode(tokenizer: PreTrainedTokenizerBase, texts: str | Iterable[str]) -> En
     if not batch:
         return []
     backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is not None and backend.truncation is None and backend.padding is None:
-        # straight to the Rust tokenizer: the same encodings without transformers' per-text wrapping
-        encodings = backend.encode_batch(batch, add_special_tokens=False)
-    else:
-        encodings = tokenizer(batch, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False).encodings
+    try:
+        if backend is not None and backend.truncation is None and backend.padding is None:
+            # straight to the Rust tokenizer: the same encodings without transformers' per-text wrapping
+            encodings = backend.encode_batch(batch, add_special_tokens=False)
+        else:
+            encodings = tokenizer(batch, add_special_tokens=False, return_offsets_mapping=True, truncation=False, verbose=False).encodings
+    except BaseException as e:  # noqa: BLE001 - a Rust panic is a BaseException (pyo3's PanicException), not an Exception
+        if type(e).__name__ != "PanicException":
+            raise
+        where = getattr(tokenizer, "name_or_path", "") or "the tokenizer"
+        raise ValueError(f"{where}: the tokenizer crashed (Rust panic: {str(e)[:160]}); its tokenizer.json is damaged or hostile") from None
     out = [
         Encoding(
             text,

@@ -1,0 +1,102 @@
+"""Model folders are input: hostile or damaged ones are refused before use, with the file named,
+on every path that takes a model (load, info, pretrain --init, probe, export)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import zhbert
+from zhbert.errors import ModelLoadError
+from zhbert.model_folder import check_model_folder
+
+
+def _copy(src, tmp_path, name="m"):
+    dst = tmp_path / name
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _edit_json(file, change):
+    doc = json.loads(file.read_text(encoding="utf-8"))
+    change(doc)
+    file.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+
+
+def test_the_bundled_and_a_fresh_folder_pass(tiny_encoder):
+    from zhbert.models_registry import BUNDLED_DIR
+
+    for name in ("base", "cws", "ner", "cws-fast", "tagging", "matching"):
+        check_model_folder(BUNDLED_DIR / name)
+    check_model_folder(tiny_encoder)
+
+
+def test_a_token_id_past_the_embedding_rows_is_refused(tiny_encoder, tmp_path):
+    folder = _copy(tiny_encoder, tmp_path)
+    _edit_json(folder / "tokenizer.json", lambda d: d["model"]["vocab"].__setitem__("北", 5_000_000))
+    with pytest.raises(ModelLoadError, match=r"tokenizer.json: token id 5000000 is outside the 21,128 rows"):
+        zhbert.load(str(folder))
+
+
+def test_a_foreign_regex_is_refused_before_it_can_run(tiny_encoder, tmp_path):
+    folder = _copy(tiny_encoder, tmp_path)
+    evil = {"type": "Replace", "pattern": {"Regex": "(a|aa)+$"}, "content": "b"}
+    _edit_json(folder / "tokenizer.json", lambda d: d["normalizer"]["normalizers"].append(evil))
+    with pytest.raises(ModelLoadError, match=r"tokenizer.json: a regex zhbert did not write \('\(a\|aa\)\+\$'\)"):
+        zhbert.load(str(folder))
+    _edit_json(folder / "tokenizer.json", lambda d: d.__setitem__("decoder", {"type": "ByteLevel"}))
+    with pytest.raises(ModelLoadError, match="decoder type 'ByteLevel' is not one zhbert reads"):
+        check_model_folder(folder)
+
+
+@pytest.mark.parametrize(
+    "key, value, message",
+    [("vocab_size", 1_000_000_000, "vocab_size is 1000000000; expected a whole number from 1 to 1,000,000"),
+     ("hidden_size", "32", "hidden_size is '32'"), ("num_hidden_layers", 0, "num_hidden_layers is 0")],
+)  # fmt: skip
+def test_config_sizes_are_bounded(tiny_encoder, tmp_path, key, value, message):
+    folder = _copy(tiny_encoder, tmp_path)
+    _edit_json(folder / "config.json", lambda d: d.__setitem__(key, value))
+    with pytest.raises(ModelLoadError, match=f"config.json: {message}"):
+        check_model_folder(folder)
+
+
+def test_weights_that_disagree_with_the_config_or_pickles_are_refused(tiny_encoder, tmp_path):
+    folder = _copy(tiny_encoder, tmp_path)
+    _edit_json(folder / "config.json", lambda d: d.__setitem__("vocab_size", 30_000))
+    with pytest.raises(ModelLoadError, match="word embeddings are 21,128 x 32, but config.json says vocab_size 30,000"):
+        check_model_folder(folder)
+    folder = _copy(tiny_encoder, tmp_path, "pickled")
+    (folder / "model.safetensors").rename(folder / "pytorch_model.bin")
+    with pytest.raises(ModelLoadError, match="pytorch_model.bin \\(pickle, which can run code"):
+        check_model_folder(folder)
+
+
+@pytest.mark.parametrize("command", [["info"], ["pretrain", "--init"], ["probe"], ["export"], ["predict", "--model"]], ids=" ".join)
+def test_every_command_refuses_in_one_line(tiny_encoder, tmp_path, command):
+    folder = _copy(tiny_encoder, tmp_path)
+    _edit_json(folder / "config.json", lambda d: d.__setitem__("vocab_size", 1_000_000_000))
+    tail = {"pretrain": ["--corpus", str(folder / "config.json"), "--output-dir", str(tmp_path / "o")],
+            "probe": ["--output-dir", str(tmp_path / "o")], "export": [str(tmp_path / "o")], "predict": ["-"]}  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", *command, str(folder), *tail.get(command[0], [])],
+        input="北京\n", capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert out.returncode != 0
+    assert "vocab_size is 1000000000" in out.stderr and "Traceback" not in out.stderr, out.stderr[-1500:]
+
+
+def test_a_tokenizer_panic_is_one_error_not_a_base_exception():
+    """A tokenizer built in Python (no folder check) whose regex panics the Rust side: a ValueError, not pyo3's PanicException."""
+    from tokenizers import Regex, normalizers
+
+    from zhbert.tokenizer import build_tokenizer, encode
+
+    tok = build_tokenizer()
+    tok.backend_tokenizer.normalizer = normalizers.Sequence([normalizers.Replace(Regex("(a|aa)+$"), "b")])
+    with pytest.raises(ValueError, match=r"the tokenizer crashed \(Rust panic"):
+        encode(tok, "a" * 34 + "!")

@@ -1,0 +1,174 @@
+"""A model folder is input: checked before anything in it is used.
+
+Every path from a user to a model (``zhbert.load``, ``info``, ``pretrain --init``, ``probe``,
+``export``, the recipes' ``--encoder``, the demo) goes through
+:func:`zhbert.models_registry.resolve_model_path`, which calls :func:`check_model_folder`.
+It reads only JSON and the safetensors header, never the weights, and raises one
+:class:`~zhbert.errors.ModelLoadError` naming the folder's file and what is wrong:
+
+* ``config.json``: size and nesting (``read_config``), and every size a model allocates from
+  (vocabulary, width, layers, heads, positions) a whole number under a sane maximum, so a
+  ``"vocab_size": 1000000000`` is refused before a terabyte is asked for;
+* weights: ``model.safetensors`` present (pickle files are refused: loading one can run code),
+  and its embedding tables the shapes ``config.json`` says;
+* ``tokenizer.json``: every token id (vocabulary, added tokens, the post-processor's special
+  tokens) inside the embedding table's rows, so no text can index past it; and only the
+  normaliser, pre-tokeniser and decoder types zhbert and stock BERT tokenizers use. A regex
+  (``Replace``/``Split`` with a pattern) must be one zhbert itself writes: a regex from a folder
+  can backtrack for minutes or panic the Rust tokenizer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .errors import ModelLoadError
+
+__all__ = ["check_model_folder", "CONFIG_LIMITS"]
+
+#: the largest value each config size may take (BERT-large is 30,522 / 1,024 / 24 / 16 / 4,096 / 512)
+CONFIG_LIMITS = {
+    "vocab_size": 1_000_000,
+    "hidden_size": 16_384,
+    "num_hidden_layers": 256,
+    "num_attention_heads": 1_024,
+    "intermediate_size": 65_536,
+    "max_position_embeddings": 65_536,
+    "type_vocab_size": 1_024,
+}
+MAX_TOKENIZER_BYTES = 64 * 2**20
+# tokenizers' component types a BERT folder uses (zhbert's own, and stock BertTokenizerFast's)
+ALLOWED_TYPES = {
+    "normalizer": {
+        *("Sequence", "Replace", "NFC", "NFD", "NFKC", "NFKD", "StripAccents", "Lowercase", "Precompiled", "BertNormalizer", "Strip"),
+    },
+    "pre_tokenizer": {"Sequence", "WhitespaceSplit", "Whitespace", "Split", "BertPreTokenizer", "Punctuation", "Digits"},
+    "decoder": {"WordPiece", "Sequence", "Strip", "Fuse"},
+    "post_processor": {"TemplateProcessing", "BertProcessing", "Sequence"},
+    "model": {"WordPiece", "WordLevel"},
+}
+
+
+def _our_regexes() -> set[str]:
+    from .tokenizer import NORMALIZER_VERSIONS, _our_pipeline_json
+
+    found: set[str] = set()
+    for version in NORMALIZER_VERSIONS:
+        for part in _our_pipeline_json(version):
+            _regexes(part, found)
+    return found
+
+
+def _regexes(node, out: set[str]) -> set[str]:
+    if isinstance(node, dict):
+        pattern = node.get("pattern")
+        if isinstance(pattern, dict) and "Regex" in pattern:
+            out.add(pattern["Regex"])
+        for value in node.values():
+            _regexes(value, out)
+    elif isinstance(node, list):
+        for value in node:
+            _regexes(value, out)
+    return out
+
+
+def _types(node, component: str, where: str) -> None:
+    """Every ``type`` in a component (nested ``Sequence`` steps included) must be an allowed one."""
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if kind is not None and kind not in ALLOWED_TYPES[component]:
+            allowed = ", ".join(sorted(ALLOWED_TYPES[component]))
+            raise ModelLoadError(f"{where}: {component} type {kind!r} is not one zhbert reads (allowed: {allowed})")
+        for key in ("normalizers", "pretokenizers", "decoders", "processors"):
+            for step in node.get(key) or []:
+                _types(step, component, where)
+
+
+def _check_config(path: Path) -> dict:
+    from .models_registry import read_config
+
+    config = read_config(path)
+    for key, limit in CONFIG_LIMITS.items():
+        if key not in config:
+            continue
+        value = config[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
+            raise ModelLoadError(f"{path / 'config.json'}: {key} is {value!r}; expected a whole number from 1 to {limit:,}")
+    return config
+
+
+def _embedding_rows(path: Path, config: dict) -> int | None:
+    """Rows of the word-embedding table from the safetensors header, checked against the config."""
+    from safetensors import SafetensorError, safe_open
+
+    weights = path / "model.safetensors"
+    if not weights.is_file():
+        pickles = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+        if pickles:
+            raise ModelLoadError(
+                f"{path}: weights only as {pickles[0]} (pickle, which can run code when loaded); zhbert reads model.safetensors: "
+                "load it once where you trust it and save_pretrained() writes safetensors"
+            )
+        return None  # sharded or absent: the loader reports it
+    try:
+        with safe_open(str(weights), framework="pt") as f:
+            shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys() if k.endswith("embeddings.weight")}
+    except (SafetensorError, OSError, ValueError) as e:
+        raise ModelLoadError(f"{weights}: not a readable safetensors file ({str(e)[:160]})") from None
+    words = [s for k, s in shapes.items() if k.endswith("word_embeddings.weight")]
+    if not words:
+        return None
+    rows, width = words[0][0], words[0][-1]
+    expected = (config.get("vocab_size"), config.get("embedding_size", config.get("hidden_size")))
+    if (rows, width) != expected and None not in expected:
+        raise ModelLoadError(
+            f"{weights}: the word embeddings are {rows:,} x {width:,}, but config.json says vocab_size {expected[0]:,} "
+            f"and width {expected[1]:,}"
+        )
+    return rows
+
+
+def _check_tokenizer(path: Path, rows: int | None) -> None:
+    file = path / "tokenizer.json"
+    if not file.is_file():
+        return
+    size = file.stat().st_size
+    if size > MAX_TOKENIZER_BYTES:
+        raise ModelLoadError(f"{file}: {size:,} bytes; a BERT tokenizer is a few MB (at most {MAX_TOKENIZER_BYTES:,} read)")
+    try:
+        doc = json.loads(file.read_text(encoding="utf-8"))
+    except RecursionError:
+        raise ModelLoadError(f"{file}: JSON nested too deeply to be a tokenizer") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ModelLoadError(f"{file}: not a readable tokenizer ({type(e).__name__}: {str(e)[:120]})") from None
+    if not isinstance(doc, dict):
+        raise ModelLoadError(f"{file}: expected a JSON object, found {type(doc).__name__}")
+    for component in ("normalizer", "pre_tokenizer", "decoder", "post_processor", "model"):
+        _types(doc.get(component), component, str(file))
+    foreign = sorted(_regexes({k: doc.get(k) for k in ("normalizer", "pre_tokenizer", "decoder")}, set()) - _our_regexes())
+    if foreign:
+        raise ModelLoadError(
+            f"{file}: a regex zhbert did not write ({foreign[0][:60]!r}); regexes from a model folder are refused "
+            "(one can backtrack for minutes or crash the tokenizer)"
+        )
+    if rows is None:
+        return
+    vocab = (doc.get("model") or {}).get("vocab")
+    ids = list(vocab.values()) if isinstance(vocab, dict) else []
+    ids += [t.get("id") for t in doc.get("added_tokens") or [] if isinstance(t, dict)]
+    post = doc.get("post_processor") or {}
+    for special in (post.get("special_tokens") or {}).values() if isinstance(post.get("special_tokens"), dict) else []:
+        ids += list(special.get("ids") or [])
+    bad = [i for i in ids if not isinstance(i, int) or isinstance(i, bool) or not 0 <= i < rows]
+    if bad:
+        raise ModelLoadError(f"{file}: token id {bad[0]!r} is outside the {rows:,} rows of the model's embedding table")
+
+
+def check_model_folder(path: str | Path) -> None:
+    """Raise a :class:`ModelLoadError` naming the file if the folder's config, weights header or
+    tokenizer is not what a model zhbert can safely run (see the module docstring)."""
+    path = Path(path)
+    config = _check_config(path)
+    rows = _embedding_rows(path, config)
+    _check_tokenizer(path, rows)
