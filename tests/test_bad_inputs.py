@@ -192,3 +192,109 @@ def test_a_config_nested_100000_deep_names_the_file(tmp_path):
         zhbert.load(str(folder))
     out = subprocess.run([sys.executable, "-m", "zhbert", "info", str(folder)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "nested too deeply" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_zip_bomb_is_refused_before_it_inflates(tmp_path):
+    """A 0.6 MB MSRA zip whose member inflates to 600 MB: refused from its header, in a process whose
+    memory is capped far below what inflating it would take (the issue's 3.9 MB -> 2 GB case passed 6 GB)."""
+    import resource
+    import zipfile
+
+    bomb = tmp_path / "dh_msra.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("dh_msra.txt", "w", force_zip64=True) as member:
+            block = ("中\tO\n" * 100_000).encode("utf-8")  # compresses about 1,000x, like a real bomb
+            for _ in range(600 * 2**20 // len(block)):
+                member.write(block)
+    assert bomb.stat().st_size < 3 * 2**20
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (2 << 30, 2 << 30))
+
+    code = f"from zhbert.data import read_msra_ner; read_msra_ner({str(bomb)!r}, split='train')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, preexec_fn=limit)
+    assert out.returncode != 0 and f"{bomb}!dh_msra.txt: inflates to" in out.stderr, out.stderr[-800:]
+    assert "MemoryError" not in out.stderr
+
+    from zhbert.data.source import read_zip_member
+    from zhbert.errors import DataFormatError
+
+    small = tmp_path / "small.zip"
+    with zipfile.ZipFile(small, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("a.txt", "\0" * (4 * 2**20))  # under the size cap, but 4 MB of NULs inflate past 100x
+    with pytest.raises(DataFormatError, match=r"small.zip!a.txt: inflates \d[\d,]*x .*a zip bomb"):
+        read_zip_member(small, "a.txt")
+
+
+def test_line_pieces_read_a_file_as_iter_lines_does(tmp_path, shared):
+    """Chunked reading (chunks of 7 bytes split characters, CRLF and lines) gives the same lines as
+    reading the whole file; a long line comes in pieces that join back to it."""
+    from zhbert.data.source import iter_line_pieces, iter_lines
+
+    real = sorted((shared / "corpora" / "weibo_senti_sample").glob("*.txt"))[0]
+    raw = real.read_bytes()[:200_000]
+    raw = raw[: raw.rfind(b"\n") + 1]
+    sample = tmp_path / "sample.txt"
+    sample.write_bytes(b"\xef\xbb\xbf" + raw.replace(b"\n", b"\r\n", 50) + "末行没有换行".encode())
+    want = list(iter_lines(sample))
+    for chunk in (7, 4096):
+        got: dict[int, str] = {}
+        for lineno, piece in iter_line_pieces(sample, piece_chars=50, chunk_bytes=chunk):
+            assert len(piece) <= 50
+            got[lineno] = got.get(lineno, "") + piece
+        assert [got[n] for n, _ in want] == [line for _, line in want]
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes("第一行\n第二行\n".encode() + b"caf\xe9\n")
+    with pytest.raises(DataFormatError, match=r"bad.txt:3: invalid UTF-8"):
+        list(iter_line_pieces(bad, 100, chunk_bytes=5))
+
+
+def test_a_50mb_one_line_corpus_is_read_in_pieces_under_a_memory_cap(tmp_path):
+    """The issue's case: `pretrain --corpus` on one 50 MB line reached 2 GB before the first step.
+    Read under a 1.5 GB data cap, it arrives as 100,000-character documents, nothing dropped."""
+    import resource
+
+    sentence = "人民日报社论指出改革开放是决定当代中国命运的关键一招。"
+    line = sentence * (50 * 2**20 // len(sentence.encode()))
+    big = tmp_path / "one_line.txt"
+    big.write_text(line + "\n", encoding="utf-8")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (3 << 29, 3 << 29))
+
+    code = (
+        "from zhbert.data import read_corpus\n"
+        f"d = read_corpus({str(big)!r})\n"
+        "n = 0\n"
+        "for b in d.iter(batch_size=100):\n"
+        "    assert max(map(len, b['text'])) <= 100_000 and set(b['line']) == {1}\n"
+        "    n += sum(map(len, b['text']))\n"
+        "print(len(d), n)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, preexec_fn=limit)
+    assert out.returncode == 0, out.stderr[-1500:]
+    docs, chars = map(int, out.stdout.split())
+    assert chars == len(line) and docs >= len(line) // 100_000
+
+
+@pytest.mark.parametrize("reader", ["read_segmented", "read_cluener"])
+def test_a_50mb_line_in_a_labelled_file_is_refused_under_a_memory_cap(tmp_path, reader):
+    """A segmented file or CLUENER file whose one line is 50 MB reached 2.0-2.45 GB; now it is
+    refused with file:line before anything is built from it, under a 1.5 GB data cap."""
+    import json
+    import resource
+
+    words = "改革 开放 是 决定 当代 中国 命运 的 关键 一招 。 "
+    text = words * (50 * 2**20 // len(words.encode()))
+    path = tmp_path / ("big.txt" if reader == "read_segmented" else "big.json")
+    good = "人民 日报 社论 。\n" if reader == "read_segmented" else json.dumps({"text": "北京", "label": {}}, ensure_ascii=False) + "\n"
+    big = text if reader == "read_segmented" else json.dumps({"text": text.replace(" ", ""), "label": {}}, ensure_ascii=False)
+    path.write_text(good + big + "\n", encoding="utf-8")
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_DATA, (3 << 29, 3 << 29))
+
+    code = f"from zhbert.data import {reader}; {reader}({str(path)!r})"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, preexec_fn=limit)
+    assert out.returncode != 0 and f"{path}:2:" in out.stderr, out.stderr[-1500:]
+    assert ("line of" if reader == "read_segmented" else "record of") in out.stderr and "MemoryError" not in out.stderr

@@ -18,7 +18,7 @@ from datasets import Dataset, Features, Value
 
 from ..errors import DataFormatError
 from .build import build_dataset
-from .source import iter_lines
+from .source import iter_line_pieces, iter_lines
 
 __all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS"]
 
@@ -60,12 +60,15 @@ def _gen(paths, policy, doc_format):
         source = Path(path).parent.name if Path(path).parent.name else Path(path).stem
         n_docs = 0
         if doc_format == "line":
-            for lineno, line in iter_lines(path):
-                text = line.strip()
+            # read a chunk at a time: a one-line 50 MB file arrives as 100,000-character pieces,
+            # never as one string (the pieces of a line are consecutive documents, as _pieces cuts them)
+            last = 0
+            for lineno, piece in iter_line_pieces(path, MAX_DOC_CHARS):
+                text = piece.strip()
                 if text:
-                    n_docs += 1
-                    for piece in _pieces(text):
-                        yield {"text": piece, "source": source, "line": lineno}
+                    n_docs += lineno != last
+                    last = lineno
+                    yield {"text": text, "source": source, "line": lineno}
         elif doc_format == "blank-line":
             buf: list[str] = []
             first = 0

@@ -13,6 +13,15 @@ from ..errors import DataFormatError
 
 _decoder = json.JSONDecoder()
 _WS = " \t\n\r"
+#: one record (a post, a sentence with its spans) is a few thousand characters; a 50 MB one is refused
+#: before anything is built from it (its tags and spans would take gigabytes)
+MAX_RECORD_CHARS = 1_000_000
+
+
+def _checked(value, pos: int, end: int, name: str, line_of):
+    if end - pos > MAX_RECORD_CHARS:
+        raise DataFormatError(name, line_of(pos), f"record of {end - pos:,} characters: over the {MAX_RECORD_CHARS:,} one may have")
+    return value
 
 
 def _skip_ws(text: str, pos: int) -> int:
@@ -35,7 +44,7 @@ def iter_json_records(text: str, name: str) -> Iterator[tuple[int, Any]]:
             raise DataFormatError(name, e.lineno, f"invalid JSON: {e.msg}") from None
         except RecursionError:
             raise DataFormatError(name, line_of(pos), "JSON nested too deeply") from None
-        yield line_of(pos), value
+        yield line_of(pos), _checked(value, pos, end, name, line_of)
         pos = _skip_ws(text, end)
 
 
@@ -50,7 +59,7 @@ def _iter_array(text: str, pos: int, name: str, line_of) -> Iterator[tuple[int, 
             raise DataFormatError(name, e.lineno, f"invalid JSON in array: {e.msg}") from None
         except RecursionError:
             raise DataFormatError(name, line_of(pos), "JSON nested too deeply") from None
-        yield line_of(pos), value
+        yield line_of(pos), _checked(value, pos, end, name, line_of)
         pos = _skip_ws(text, end)
         if pos >= len(text):
             raise DataFormatError(name, line_of(pos), "array is not closed with ']'")

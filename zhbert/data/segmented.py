@@ -17,7 +17,10 @@ from ..tags import labels_for
 from .build import build_dataset
 from .source import iter_lines
 
-__all__ = ["read_segmented", "read_lines", "words_to_bmes", "SEGMENTED_FEATURES"]
+__all__ = ["read_segmented", "read_lines", "words_to_bmes", "SEGMENTED_FEATURES", "MAX_LINE_CHARS"]
+
+#: the longest real line (SIGHAN, NLPCC) has a few thousand characters
+MAX_LINE_CHARS = 200_000
 
 BMES = labels_for([], "BMES-untyped")
 SEGMENTED_FEATURES = Features(
@@ -55,6 +58,10 @@ def _not_segmented(line: str, words: list[str]) -> str | None:
 def _gen_segmented(paths, policy, keep_empty):
     (path,) = paths
     for lineno, line in iter_lines(path):
+        if len(line) > MAX_LINE_CHARS:  # before split(): 50 MB of words would take gigabytes as a list
+            problem = f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a sentence may have"
+            policy.handle(DataFormatError(path, lineno, problem))
+            continue
         words = line.split()
         problem = _not_segmented(line, words) if words else None
         if problem:
