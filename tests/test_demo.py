@@ -119,3 +119,38 @@ def test_one_request_cannot_hold_fill_mask(app):
     module, _ = app
     with pytest.raises(gr.Error, match="up to 20"):
         module.fill(None, "北[MASK]" * 21)  # refused before any model runs
+
+
+def test_a_short_request_does_not_wait_for_a_long_one():
+    """A 20-mask request over 5,000 characters once held fill-mask while a normal request sent
+    after it waited: now a second request of the same tab runs beside it and finishes first
+    (the bundled base, where the long request takes seconds)."""
+    import time
+
+    from gradio_client import Client
+
+    import zhbert.demo as module
+    from zhbert.models_registry import bundled_path
+
+    demo = module.build_demo({"base": str(bundled_path("base"))})
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=None)
+    try:
+        client = Client(demo.local_url, verbose=False)
+        segment = ("北京大学的学生在图书馆读书。" * 17)[:230]
+        long_text = "".join(segment[:100] + "[MASK]" + segment[100:] for _ in range(20))
+        assert long_text.count("[MASK]") == 20 and len(long_text) <= 5000
+        start = time.perf_counter()
+        slow = client.submit(long_text, api_name="/fill_mask")
+        time.sleep(0.3)
+        fast = client.submit("我们明天去北[MASK]大学参加会议。", api_name="/fill_mask")
+        finished = {}
+        while len(finished) < 2 and time.perf_counter() - start < 300:
+            for name, job in (("fast", fast), ("slow", slow)):
+                if name not in finished and job.done():
+                    finished[name] = time.perf_counter() - start
+            time.sleep(0.02)
+        assert fast.status().success and slow.status().success
+        assert finished["slow"] > 1.0, finished  # the long request is long enough to hold a queue
+        assert finished["fast"] < finished["slow"], finished  # and the short one did not wait for it
+    finally:
+        demo.close()

@@ -18,6 +18,7 @@ from .tokenizer import encode
 MAX_CHARS = 5000  # longer inputs get a message instead of a long wait
 MAX_DICT_WORDS = 1000  # words in the demo's user-dictionary box
 MAX_MASKS = 20  # masks fill one at a time: 500 of them held the fill-mask tab for 94 s
+CONCURRENT_REQUESTS = 2  # per tab: one per core of the machine the project runs on
 TASKS = ("cws", "ner", "tagging", "matching", "base")
 
 EXAMPLES = {
@@ -268,6 +269,10 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                 gr.Button("Show").click(
                     lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention"
                 )
+    # Two requests of one tab run side by side (Gradio's default is one at a time per event), so a
+    # long request (20 masks in 5,000 characters) no longer makes a short one behind it wait for it;
+    # the predictors only read their models, and torch releases the GIL.
+    demo.queue(default_concurrency_limit=CONCURRENT_REQUESTS)
     return demo
 
 
