@@ -25,6 +25,7 @@ demo: setup
 
 browser:
 	test -x /usr/bin/chromium && fc-list :lang=zh | grep -q . || { \
+	  echo "make test: installing Debian's chromium and a CJK font (fonts-wqy-zenhei) with apt-get, about 500 MB: the demo's browser test drives chromium and needs the font to draw Chinese"; \
 	  $(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium fonts-wqy-zenhei; }
 
 test: setup browser

@@ -89,7 +89,7 @@ def test_every_tab_in_headless_chromium(app):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        page = browser.new_page(viewport={"width": 1280, "height": 1000})
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.goto(demo.local_url)
         for tab, example, button, output, (kind, expected) in tabs:
             page.get_by_role("tab", name=tab, exact=True).click()
@@ -106,6 +106,8 @@ def test_every_tab_in_headless_chromium(app):
                 expect(out).to_have_value(expected, timeout=30_000)
             else:
                 expect(out).to_contain_text(expected, timeout=30_000)
+            # read top-down: the button sits between its input and its output
+            assert panel.get_by_role("button", name=button, exact=True).bounding_box()["y"] < out.bounding_box()["y"], tab
             shot = ARTIFACTS / f"{tab.lower().replace(' ', '-')}.png"
             page.screenshot(path=str(shot), full_page=True)
             assert shot.stat().st_size > 5_000
@@ -150,7 +152,38 @@ def test_a_short_request_does_not_wait_for_a_long_one():
                     finished[name] = time.perf_counter() - start
             time.sleep(0.02)
         assert fast.status().success and slow.status().success
-        assert finished["slow"] > 1.0, finished  # the long request is long enough to hold a queue
+        assert finished["slow"] > 0.4, finished  # the long request is long enough to hold a queue (0.9-1.4 s here)
         assert finished["fast"] < finished["slow"], finished  # and the short one did not wait for it
+    finally:
+        demo.close()
+
+
+def test_attention_of_the_longest_text_fits_1400px():
+    """The attention tab reads up to 120 characters: on the bundled base, the whole map, [SEP]
+    column included, fits a 1,400 px window (it used to run 1,700 px wide and cut [SEP] off)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    import zhbert.demo as module
+    from zhbert.models_registry import bundled_path
+
+    demo = module.build_demo({"base": str(bundled_path("base"))})
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=None)
+    text = ("北京大学的学生在图书馆读书。" * 9)[:120]
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(demo.local_url)
+            page.get_by_role("tab", name="Attention", exact=True).click()
+            panel = page.get_by_role("tabpanel").filter(visible=True)
+            panel.get_by_label("Text").fill(text)
+            panel.get_by_role("button", name="Show", exact=True).click()
+            header = page.locator("#attention-output tr").first.locator("th")
+            expect(header).to_have_count(1 + 122, timeout=60_000)  # the row-label corner, [CLS], 120 characters, [SEP]
+            box = header.last.bounding_box()
+            assert header.last.inner_text().strip() == "[SEP]" and box["x"] + box["width"] <= 1400, box
+            ARTIFACTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(ARTIFACTS / "attention-120-characters.png"), full_page=True)
+            browser.close()
     finally:
         demo.close()

@@ -118,14 +118,20 @@ def _heatmap_html(matrix, labels, title: str) -> str:
     import html
 
     top = float(matrix.max()) or 1.0
-    head = "".join(f"<th style='writing-mode:vertical-rl;font-weight:normal'>{html.escape(l)}</th>" for l in labels)
+    # cells shrink with the token count so the whole map, [SEP] column included, fits a 1,400 px
+    # window (122 tokens: 8 px cells); the column labels shrink with them
+    cell = max(6, min(14, 1000 // max(len(labels), 1)))
+    font = f"font-size:{max(6, min(12, cell))}px;line-height:{cell}px;padding:0"
+    head = "".join(f"<th style='writing-mode:vertical-rl;font-weight:normal;{font}'>{html.escape(l)}</th>" for l in labels)
     rows = []
     for label, row in zip(labels, matrix.tolist()):
-        cells = "".join(f"<td title='{v:.3f}' style='width:14px;height:14px;background:rgba(37,99,235,{v / top:.3f})'></td>" for v in row)
-        rows.append(f"<tr><th style='text-align:right;font-weight:normal'>{html.escape(label)}</th>{cells}</tr>")
+        style = f"width:{cell}px;height:{cell}px;padding:0"
+        cells = "".join(f"<td title='{v:.3f}' style='{style};background:rgba(37,99,235,{v / top:.3f})'></td>" for v in row)
+        rows.append(f"<tr><th style='text-align:right;font-weight:normal;{font}'>{html.escape(label)}</th>{cells}</tr>")
     return (
-        f"<div class='zhbert-attention'><b>{html.escape(title)}</b> (row: attending token, column: attended token)"
-        f"<table style='border-collapse:collapse;font-size:12px'><tr><th></th>{head}</tr>{''.join(rows)}</table></div>"
+        f"<div class='zhbert-attention' style='max-width:100%;overflow-x:auto'><b>{html.escape(title)}</b> "
+        f"(row: attending token, column: attended token)<table style='border-collapse:collapse;table-layout:fixed'>"
+        f"<tr><th></th>{head}</tr>{''.join(rows)}</table></div>"
     )
 
 
@@ -175,11 +181,12 @@ def _text_tab(loaded, task, title, input_label, example_key, outputs, button, fn
         inp = gr.Textbox(label=input_label, value=EXAMPLES[example_key][0])
         if dictionary:
             words = gr.Textbox(label=dictionary, value="", lines=2, elem_id=f"{api_name}-dict")
+        run = gr.Button(button)  # read top-down: input, button, then what it gives
         outs = outputs()
         if dictionary:
-            gr.Button(button).click(lambda t, w: fn(pred, t, w), [inp, words], outs, api_name=api_name)
+            run.click(lambda t, w: fn(pred, t, w), [inp, words], outs, api_name=api_name)
         else:
-            gr.Button(button).click(lambda t: fn(pred, t), inp, outs, api_name=api_name)
+            run.click(lambda t: fn(pred, t), inp, outs, api_name=api_name)
         gr.Examples([[e] for e in EXAMPLES[example_key]], inp)
 
 
@@ -244,8 +251,9 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                         else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
                     )
                 )
+                compare = gr.Button("Compare")
                 out = gr.Label(label="Relation (every label's probability)", elem_id="matching-output")
-                gr.Button("Compare").click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
+                compare.click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
         _text_tab(
             loaded,
@@ -264,9 +272,10 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                 inp = gr.Textbox(label="Text", value=EXAMPLES["ner"][0])
                 layer = gr.Slider(1, cfg.num_hidden_layers, value=cfg.num_hidden_layers, step=1, label="Layer")
                 head = gr.Slider(1, cfg.num_attention_heads, value=1, step=1, label="Head")
+                show = gr.Button("Show")
                 plot = gr.HTML(label="Attention", elem_id="attention-output")
                 table = gr.Dataframe(headers=["layer", "mean entropy", "share on [CLS]/[SEP]"], label="Per layer")
-                gr.Button("Show").click(
+                show.click(
                     lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention"
                 )
     # Two requests of one tab run side by side (Gradio's default is one at a time per event), so a
