@@ -108,6 +108,29 @@ def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
     assert r.returncode == 1 and "train.char.bmes" in r.stderr and "not found" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_pos_recipe_and_its_folder(tiny_encoder, tmp_path):
+    """POS with the words, one tagger: the held-out People's Daily split, both scores, jieba.posseg beside it;
+    the saved folder round-trips and zhbert.load gives words with tags and offsets."""
+    import zhbert
+    from zhbert.data.tasks import load_task_data
+
+    r, m = _recipe("pos", tiny_encoder, tmp_path / "pos", "--dataset", "peoples_daily")
+    assert m["dataset"] == "pos-peoples_daily" and m["headline"] == "zhbert.tagged.overall.f1"
+    z, j = m["metrics"]["zhbert"], m["metrics"]["jieba"]
+    assert 0 <= z["tagged"]["overall"]["f1"] <= z["words"]["f1"] <= 1  # a right tag needs a right word
+    assert 0.75 < j["words"]["f1"] < 0.95 and 0.5 < j["tagged"]["overall"]["f1"] < j["words"]["f1"]
+    data = load_task_data("pos", "peoples_daily")
+    assert len(data.test) > 1000 and not {r["text"] for r in data.test} & {r["text"] for r in data.train}
+    assert {"n", "v", "w", "nr", "ns"} <= {p for r in data.train[:2000] for p in r["pos"]}
+    saved = str(tmp_path / "pos" / "model")
+    r2, m2 = _recipe("pos", tiny_encoder, tmp_path / "again", "--dataset", "peoples_daily", "--evaluate_only", saved)
+    assert m2["metrics"]["zhbert"] == z  # save / load round trip: the same predictions
+    tagger = zhbert.load(str(tmp_path / "pos" / "model"), web_units=False)
+    text = data.test[0]["text"]
+    spans = tagger(text)
+    assert all(text[s.start : s.end] == s.text and s.label for s in spans)
+
+
 @pytest.mark.parametrize("dataset", ["usual", "nlpcc2014"])
 def test_tagging_recipe(dataset, tiny_encoder, tmp_path):
     r, m = _recipe("tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window_pool", "mean-max")

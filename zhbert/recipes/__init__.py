@@ -58,6 +58,7 @@ RECIPES = {
     for r in (
         Recipe("cws", "cws", "token", "pku", "pku", "word segmentation (BMES character tagging)"),
         Recipe("ner", "ner", "token", "msra", "msra", "named entities (BIO/BMES character tagging, optional CRF)"),
+        Recipe("pos", "pos", "token", "peoples_daily", "peoples_daily", "part-of-speech tags with the words (BMES x PKU tags)"),
         Recipe("tagging", "tagging", "sequence", "usual", "usual", "Weibo post classification, single- or multi-label"),
         Recipe("matching", "matching", "pair", "afqmc", "lcqmc", "sentence pairs: paraphrase, NLI or STS regression"),
         Recipe(
