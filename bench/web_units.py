@@ -28,17 +28,9 @@ def _read(folder: str, file: str) -> tuple[list[str], list[list[str]]]:
     return ["".join(w) for w in rows["words"]], [list(w) for w in rows["words"]]
 
 
-def _gold_spans(words: list[str]) -> set[tuple[int, int]]:
-    out, pos = set(), 0
-    for w in words:
-        out.add((pos, pos + len(w)))
-        pos += len(w)
-    return out
-
-
 def main() -> None:
     import zhbert
-    from zhbert.metrics import word_prf
+    from zhbert.metrics import _word_spans, word_prf
     from zhbert.web_units import DEFAULT_KINDS, KINDS, WebUnits
 
     data = {name: _read(*where) for name, where in TEST_FILES.items()}
@@ -52,7 +44,7 @@ def main() -> None:
             for text, words in zip(texts, gold):
                 spans = finder.spans(text)
                 found += len(spans)
-                whole += len({(s, e) for s, e, _ in spans} & _gold_spans(words))
+                whole += len({(s, e) for s, e, _ in spans} & _word_spans(words))
             cells.append(f"{found:,} ({whole:,})")
         print(f"| {kind} | " + " | ".join(cells) + " |", flush=True)
 

@@ -18,7 +18,7 @@ from datasets import Dataset, Features, Value
 
 from ..errors import DataFormatError
 from .build import build_dataset
-from .source import iter_line_pieces, iter_lines
+from .source import cut_point, iter_line_pieces, iter_lines
 
 __all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS"]
 
@@ -27,14 +27,11 @@ MAX_DOC_CHARS = 100_000
 
 def _pieces(text: str, limit: int = MAX_DOC_CHARS):
     """``text`` in consecutive pieces of at most ``limit`` characters, cut after 。！？ when one is near."""
-    start = 0
-    while len(text) - start > limit:
-        end = start + limit
-        cut = max(text.rfind(c, end - limit // 10, end) for c in "。！？\n")
-        end = cut + 1 if cut > start else end
-        yield text[start:end]
-        start = end
-    yield text[start:]
+    while len(text) > limit:
+        end = cut_point(text, limit)
+        yield text[:end]
+        text = text[end:]
+    yield text
 
 
 CORPUS_FEATURES = Features({"text": Value("string"), "source": Value("string"), "line": Value("int32")})

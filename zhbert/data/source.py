@@ -108,10 +108,10 @@ def iter_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tup
         yield i, line
 
 
-def _cut(text: str, limit: int) -> int:
-    """Where to end a piece of ``text`` (longer than ``limit``): after the last 。！？ in its final
-    tenth, else at ``limit``."""
-    cut = max(text.rfind(c, limit - limit // 10, limit) for c in "。！？")
+def cut_point(text: str, limit: int) -> int:
+    """Where to end a piece of ``text`` (longer than ``limit``): after the last 。！？ or line end in
+    its final tenth, else at ``limit``."""
+    cut = max(text.rfind(c, limit - limit // 10, limit) for c in "。！？\n")
     return cut + 1 if cut > 0 else limit
 
 
@@ -152,14 +152,14 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
             for line in lines:
                 seen_text = seen_text or bool(line.strip())
                 while len(line) > piece_chars:
-                    end = _cut(line, piece_chars)
+                    end = cut_point(line, piece_chars)
                     yield lineno, line[:end]
                     line = line[end:]
                 yield lineno, line
                 lineno += 1
             while len(pending) > piece_chars:  # the line goes on past this chunk: hand out what is complete
                 seen_text = seen_text or bool(pending.strip())
-                end = _cut(pending, piece_chars)
+                end = cut_point(pending, piece_chars)
                 yield lineno, pending[:end]
                 pending = pending[end:]
             pending += held
