@@ -1,6 +1,8 @@
-"""Hostile input files through every reader: how many end in a clean ``file:line`` error?
+"""Hostile input files through every reader, and hostile inputs through every command: how many
+end in one clean line naming the file (or input), the position and the problem?
 
-    python bench/bad_inputs.py                    # this checkout
+    python bench/bad_inputs.py                    # this checkout: both tables (about 5 minutes)
+    python bench/bad_inputs.py --readers-only     # the first table only (seconds)
     PYTHONPATH=/path/to/old/checkout python bench/bad_inputs.py    # the same probe on older code
 
 Each reader gets a small valid file (checked to read) and then mutated copies that must be
@@ -129,10 +131,8 @@ def classify(reader, path: Path, line: int) -> str:
     return "silent"
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--verbose", action="store_true", help="list every case that is not clean")
-    args = ap.parse_args()
+def reader_table(verbose: bool) -> None:
+    """The first table: every reader against its mutated files."""
     totals = collections.Counter()
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -149,7 +149,7 @@ def main() -> None:
                 path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
                 outcome = classify(reader, path, line)
                 counts[outcome] += 1
-                if args.verbose and outcome != "clean":
+                if verbose and outcome != "clean":
                     print(f"  {name}: {what}: {outcome}")
             totals.update(counts)
             rows.append((name, counts))
@@ -157,6 +157,20 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---:|")
     for name, c in rows + [("**all**", totals)]:
         print(f"| {name} | {sum(c.values())} | {c['clean']} | {c['wrong line']} | {c['silent']} | {c['crash']} |")
+
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--verbose", action="store_true", help="list every case that is not clean")
+    ap.add_argument("--readers-only", action="store_true", help="only the readers' table")
+    args = ap.parse_args()
+    reader_table(args.verbose)
+    if not args.readers_only:
+        from hostile_inputs import hostile_table  # bench/hostile_inputs.py: the commands' table
+
+        print()
+        hostile_table(args.verbose)
 
 
 if __name__ == "__main__":

@@ -298,3 +298,40 @@ def test_a_50mb_line_in_a_labelled_file_is_refused_under_a_memory_cap(tmp_path, 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, preexec_fn=limit)
     assert out.returncode != 0 and f"{path}:2:" in out.stderr, out.stderr[-1500:]
     assert ("line of" if reader == "read_segmented" else "record of") in out.stderr and "MemoryError" not in out.stderr
+
+
+def test_pretraining_holds_a_bounded_amount_of_text_at_once(monkeypatch, tokenizer):
+    """`pretrain` on one 50 MB line (171 documents of 100,000 characters) peaked at 7.4 GB: the [UNK]
+    check tokenised 2,000 documents at once, and each map batch held 200 documents (1,000 when packing).
+    Now the check reads at most SAMPLE_CHARS and a batch holds a bounded number of characters or tokens;
+    corpora of ordinary lines keep the full batch sizes, and so the same blocks."""
+    from datasets import Dataset
+
+    from zhbert import tokenizer as tok_module
+    from zhbert.training import pretrain_data
+
+    read = []
+
+    def documents():
+        for _ in range(2000):
+            read.append(100_000)
+            yield "北京是中国的首都。" * 11_111
+
+    tok_module.check_unk_rate(tokenizer, documents(), "corpus")
+    assert sum(read) <= tok_module.SAMPLE_CHARS + 100_000
+
+    sizes = []
+    real_map = Dataset.map
+
+    def recording_map(self, *args, **kwargs):
+        sizes.append(kwargs["batch_size"])
+        return real_map(self, *args, **kwargs)
+
+    monkeypatch.setattr(Dataset, "map", recording_map)
+    long_docs = Dataset.from_dict({"text": ["北京是中国的首都。" * 11_111] * 3})
+    packed = pretrain_data.pack(pretrain_data.prepare(long_docs, tokenizer, "char"), tokenizer)
+    assert sizes == [pretrain_data.CHARS_PER_BATCH // 99_999, pretrain_data.TOKENS_PER_BATCH // 99_999]
+    assert sum(len(b) - 2 for b in packed["input_ids"]) == 3 * 99_999 + 2  # every token, [SEP] between documents
+    sizes.clear()
+    pretrain_data.pack(pretrain_data.prepare(Dataset.from_dict({"text": ["北京是中国的首都。"] * 5}), tokenizer, "char"), tokenizer)
+    assert sizes == [200, 1000]  # ordinary lines: the batch sizes, and so the blocks, as before

@@ -219,3 +219,27 @@ def test_storage_failures_end_in_one_line(corpus_file, tmp_path, monkeypatch, er
         pretrain(cfg)
     msg = str(info.value)
     assert "\n" not in msg and str(tmp_path) in msg and cause in msg and "checkpoint-4" in msg
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A real 20 MB tmpfs (CI runs as root); skipped where the machine refuses the mount."""
+    folder = tmp_path / "tmpfs"
+    folder.mkdir()
+    mount = ["mount", "-t", "tmpfs", "-o", "size=20m", "tmpfs", str(folder)]
+    if os.geteuid() != 0 or subprocess.run(mount, capture_output=True).returncode:
+        pytest.skip("mounting a tmpfs needs root and a machine that allows it")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_real_full_disk_ends_in_one_line(corpus_file, small_tmpfs):
+    """pretrain into a 20 MB tmpfs: the first checkpoint (about 40 MB with the optimiser) fills it, and the
+    run ends in one line saying so, not in torch's 175-line 'unexpected pos' traceback."""
+    out = small_tmpfs / "run"
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output-dir", str(out), "--size", "tiny",
+           "--max-steps", "4", "--save-steps", "2", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]  # fmt: skip
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
+    assert f"zhbert: error: {out}: cannot save: no space left on the device" in r.stderr
+    assert "last complete checkpoint: none yet" in r.stderr

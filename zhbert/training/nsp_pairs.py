@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datasets import Dataset
 
-from .pretrain_data import unit_columns_of
+from .pretrain_data import token_batch_size, unit_columns_of
 
 __all__ = ["pair_segments", "PAIR_OBJECTIVES", "SENTENCE_END_TOKENS"]
 
@@ -147,7 +147,7 @@ def pair_segments(
     pairs = prepared.map(
         _pair_batch,
         batched=True,
-        batch_size=1000,
+        batch_size=token_batch_size(prepared, 1000),  # fewer documents per batch when they are long
         with_indices=True,
         num_proc=num_proc if num_proc and num_proc > 1 else None,
         remove_columns=prepared.column_names,

@@ -206,7 +206,7 @@ def _prepared_corpus(cfg: PretrainConfig, tokenizer):
         corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
         if cfg.max_docs:
             corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
-        sample = corpus.select(range(min(2000, len(corpus))))["text"]
+        sample = (row["text"] for row in corpus)  # read lazily: the check stops at its character budget
         check_unk_rate(tokenizer, sample, f"corpus {', '.join(cfg.corpus)}", limit=cfg.max_unk_rate)
         return prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
     if cfg.max_docs:

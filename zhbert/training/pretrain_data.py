@@ -20,7 +20,23 @@ from ..masking import masker_class
 from ..masking.units import UNIT_SPANS, token_units, word_backend, word_spans
 from ..tokenizer import encode
 
-__all__ = ["prepare", "pack", "unit_columns_of"]
+__all__ = ["prepare", "pack", "unit_columns_of", "bounded_batch_size"]
+
+# What one ``datasets.map`` batch may hold. A batch is held as Python lists (a token costs about
+# 40 bytes per column, its offsets and word spans far more), so a count of documents alone is no
+# bound: 200 documents of 100,000 characters (a one-line 50 MB corpus, cut into pieces) took
+# 7.4 GB. Corpora of ordinary lines keep the full batch sizes, and with them the same blocks.
+CHARS_PER_BATCH = 500_000  # tokenising + word boundaries: about 200 MB per worker
+TOKENS_PER_BATCH = 2_000_000  # packing and sentence pairs
+
+
+def bounded_batch_size(lengths, budget: int, most: int) -> int:
+    """``most`` documents per batch, fewer when the longest of ``lengths`` (an Arrow array of
+    per-document sizes) would take a batch past ``budget``."""
+    import pyarrow.compute as pc
+
+    longest = pc.max(lengths).as_py() or 1
+    return max(1, min(most, budget // longest))
 
 
 def _prepare_batch(batch, tokenizer, unit_columns: tuple[str, ...], user_dict: str | None):
@@ -65,11 +81,15 @@ def prepare(corpus: Dataset, tokenizer, masking: str = "wwm", num_proc: int | No
     unit_columns = masker_class(masking).needs_units
     if num_proc and num_proc > 1:
         corpus = corpus.shuffle(seed=0).flatten_indices()
+    import pyarrow.compute as pc
+
+    batch = bounded_batch_size(pc.utf8_length(corpus.data.column("text")), CHARS_PER_BATCH, 200) if len(corpus) else 200
     return corpus.map(
         _prepare_batch,
         new_fingerprint=_prepare_fingerprint(corpus, tokenizer, unit_columns, user_dict),
         batched=True,
-        batch_size=200,
+        batch_size=batch,  # the output does not depend on it: each document is read alone
+        writer_batch_size=batch,
         num_proc=num_proc if num_proc and num_proc > 1 else None,
         remove_columns=corpus.column_names,
         fn_kwargs={"tokenizer": tokenizer, "unit_columns": unit_columns, "user_dict": user_dict},
@@ -103,6 +123,15 @@ def _pack_batch(batch, max_length: int, cls_id: int, sep_id: int, unit_columns: 
     return out
 
 
+def token_batch_size(prepared: Dataset, most: int) -> int:
+    """Documents per batch when packing tokenised documents: ``most``, or fewer for long ones."""
+    import pyarrow.compute as pc
+
+    if not len(prepared):
+        return most
+    return bounded_batch_size(pc.list_value_length(prepared.data.column("input_ids")), TOKENS_PER_BATCH, most)
+
+
 def unit_columns_of(prepared: Dataset) -> tuple[str, ...]:
     """The unit-id columns :func:`prepare` wrote (those the masking strategy needs)."""
     return tuple(c for c in UNIT_SPANS if c in prepared.column_names)
@@ -114,7 +143,7 @@ def pack(prepared: Dataset, tokenizer, max_length: int = 128, num_proc: int | No
     packed = prepared.map(
         _pack_batch,
         batched=True,
-        batch_size=1000,
+        batch_size=token_batch_size(prepared, 1000),  # each batch ends in one short block
         num_proc=num_proc if num_proc and num_proc > 1 else None,
         remove_columns=prepared.column_names,
         fn_kwargs={
