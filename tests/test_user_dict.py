@@ -161,3 +161,14 @@ def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
         zhbert.load("cws", user_dict=["华为"], dict_mode="always")
     with pytest.raises(ValueError, match="segmentation and NER"):
         zhbert.load("tagging", user_dict=["华为"])
+
+
+def test_a_simplified_word_list_is_forced_in_traditional_text():
+    """The models read traditional characters as simplified (zhbert/traditional.py), and so does
+    forcing: a simplified list keeps 臺積電 and 晶圓製程 whole in traditional text, offsets into it."""
+    text = "臺積電發表了新一代晶圓製程"
+    plain = [w.text for w in zhbert.load("cws")(text)]
+    assert "臺積電" not in plain and "晶圓製程" not in plain  # what the dictionary must change
+    words = zhbert.load("cws", user_dict=["台积电", "晶圆制程"])(text)
+    assert [w.text for w in words][0] == "臺積電" and "晶圓製程" in [w.text for w in words]
+    assert all(text[w.start : w.end] == w.text for w in words)

@@ -24,6 +24,7 @@ a sentence longer than a window) is enforced in neither window.
 from __future__ import annotations
 
 import bisect
+import functools
 
 import torch
 
@@ -34,6 +35,18 @@ from ..tags import SCHEMES, parse_tag
 __all__ = ["DICT_MODES", "ForcedWords", "constrained_decode"]
 
 DICT_MODES = ("force", "prefer")
+
+
+@functools.cache
+def _t2s() -> dict[int, str]:
+    from ..traditional import read_table
+
+    return str.maketrans(read_table())
+
+
+def fold_traditional(text: str) -> str:
+    """``text`` with each traditional character as the simplified one the bundled tokenizers read it as."""
+    return text.translate(_t2s())
 
 
 class ForcedWords:
@@ -62,7 +75,7 @@ class ForcedWords:
                     where = dictionary.where(e)
                     raise ValueError(f"{where}: type {e.tag!r} of {e.word!r} is not one of this model's types: {', '.join(types)}")
                 tag = e.tag
-            self._automaton.add_word(e.word, (len(e.word), tag))
+            self._automaton.add_word(fold_traditional(e.word), (len(e.word), tag))
         self.size = len(dictionary)
         if self.size:
             self._automaton.make_automaton()
@@ -81,7 +94,9 @@ class ForcedWords:
         for s, e, _ in self.units.spans(text) if self.units else ():
             taken[s:e] = b"\x01" * (e - s)
             out.append((s, e, None))
-        found = [(end + 1 - n, end + 1, tag) for end, (n, tag) in self._automaton.iter(text)] if self.size else []
+        # words and text both read through the traditional -> simplified character table the models
+        # read through (one character to one, so positions stay): a simplified list matches 區塊鏈
+        found = [(end + 1 - n, end + 1, tag) for end, (n, tag) in self._automaton.iter(fold_traditional(text))] if self.size else []
         found.sort(key=lambda m: (m[0] - m[1], m[0]))
         for s, e, tag in found:
             if not any(taken[s:e]):
