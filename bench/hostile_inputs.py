@@ -223,8 +223,8 @@ def run_case(case: Case) -> tuple[str, str, float, float]:
         if lines and lines[-1].startswith(("Command exited with non-zero status", "Command terminated by signal")):
             lines.pop()  # GNU time's own report of the status
     text = "\n".join(lines)
-    # the error line: a progress bar closing at exit may print after it
-    errors = [line for line in lines if line.startswith(("zhbert: error:", "error:"))]
+    # the error line: a progress bar may end just before it on the same line, or print after it at exit
+    errors = [line[line.find("error:") :] for line in lines if line.startswith("error:") or "zhbert: error:" in line]
     last = errors[-1] if errors else next((line for line in reversed(lines) if line.strip()), "")
     if "MemoryError" in text or peak * 2**30 > MEMORY_BOUND:
         outcome = "past the bound"

@@ -241,5 +241,5 @@ def test_a_real_full_disk_ends_in_one_line(corpus_file, small_tmpfs):
            "--max-steps", "4", "--save-steps", "2", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]  # fmt: skip
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
-    assert f"zhbert: error: {out}: cannot save: no space left on the device" in r.stderr
+    assert f"\nzhbert: error: {out}: cannot save: no space left on the device" in r.stderr  # on a line of its own
     assert "last complete checkpoint: none yet" in r.stderr

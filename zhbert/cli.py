@@ -124,6 +124,7 @@ def pretrain(ctx: typer.Context) -> None:
     try:
         final = run(cfg)
     except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
+        typer.echo(err=True)  # end a progress bar's line, so that the error starts a line of its own
         _fail(str(e))
     typer.echo(f"saved {final}")
 

@@ -79,10 +79,14 @@ class Dictionary:
         return f"{self.source}:{entry.line}"
 
     def merged(self, other: "Dictionary") -> "Dictionary":
-        """``self`` with ``other``'s words added; a word in both keeps ``other``'s entry
-        (a user's word overrides the default dictionary's frequency and tag)."""
+        """``self`` with ``other``'s words added. A word in both keeps ``self``'s entry unless
+        ``other``'s line gives a frequency or a tag: a bare word the default dictionary knows keeps
+        the weight the head learned it with (bench/user_dict.py measured the cost of overriding
+        18,909 known words with the default frequency: -1.49 word F1 on Weibo)."""
         out = Dictionary(f"{self.source}+{other.source}", dict(self.entries), self.duplicates, self.blank_lines)
-        out.entries.update(other.entries)
+        for word, entry in other.entries.items():
+            if word not in out.entries or entry.freq is not None or entry.tag is not None:
+                out.entries[word] = entry
         return out
 
 
