@@ -1,7 +1,7 @@
 """zhbert's segmenters beside the ones a user can pip install: same test files, same scorer, speed.
 
     pip install -e ".[peers]"          # pkuseg (built from source: needs a C compiler), thulac, rjieba
-    python bench/peers.py              # PKU test + NLPCC-2016 Weibo dev; prints the table for RESULTS.md
+    python bench/peers.py              # PKU, NLPCC-2016 Weibo dev, CityU and AS; then POS; prints the tables for RESULTS.md
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
 nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
@@ -13,6 +13,11 @@ test file, measured in a fresh process for each system, once on one thread and o
 on two (two worker processes for the peers, which are single-threaded; two torch
 threads for zhbert). Baidu LAC needs Python 3.8 and paddlepaddle 1.8.5; its figures
 are quoted in RESULTS.md as measured elsewhere.
+
+A second table scores part-of-speech tagging the same way for every tagger installed (the
+bundled ``pos``, jieba.posseg, pkuseg with ``postag=True``, THULAC) on the held-out People's
+Daily sentences of ``zhbert train pos`` (``bench/pos.py``, which says which peers may have
+trained on them).
 """
 
 from __future__ import annotations
@@ -29,6 +34,9 @@ from pathlib import Path
 TEST_FILES = {
     "PKU test": ("sighan2005_icwb2", "pku_test_gold.utf8"),
     "NLPCC-2016 Weibo dev": ("nlpcc2016_weibo_cws", "nlpcc2016-wordseg-dev.dat"),
+    # traditional Chinese, each to its own standard (bench/traditional.py measures the standard's effect)
+    "CityU test": ("sighan2005_icwb2", "cityu_test_gold.utf8"),
+    "AS test": ("sighan2005_icwb2", "as_testing_gold.utf8"),
 }
 PEERS = {  # name -> (module that must be importable, how it is called)
     "pkuseg 0.0.25 (default model)": "pkuseg",
@@ -165,6 +173,8 @@ def main() -> None:
     ap.add_argument("--test", help=argparse.SUPPRESS)
     ap.add_argument("--processes", type=int, default=1, help=argparse.SUPPRESS)
     ap.add_argument("--zhbert", nargs="*", default=None, help="bundled segmenters to include (default: cws, and cws-fast if bundled)")
+    ap.add_argument("--pos-model", default="pos", help="the zhbert POS tagger of the POS table (a bundled name or a folder)")
+    ap.add_argument("--no-pos", action="store_true", help="skip the POS table")
     args = ap.parse_args()
     if args.worker:
         print(json.dumps(worker(args.worker, args.test, args.processes), ensure_ascii=False))
@@ -193,18 +203,20 @@ def main() -> None:
                 row["1"] = r["chars_per_s"]
         row["2"] = _measure(system, "PKU test", 2)["chars_per_s"]
         rows.append(row)
-        print(
-            f"{row['system']}: PKU {row['PKU test']:.2f}, Weibo {row['NLPCC-2016 Weibo dev']:.2f}, "
-            f"{row['1']:,.0f} / {row['2']:,.0f} chars/s",
-            file=sys.stderr,
-            flush=True,
-        )
-    print("| system | PKU test word F1 | NLPCC-2016 Weibo dev word F1 | chars/s, 1 thread | chars/s, 2 |")
-    print("|---|---:|---:|---:|---:|")
+        scores = ", ".join(f"{t} {row[t]:.2f}" for t in TEST_FILES)
+        print(f"{row['system']}: {scores}, {row['1']:,.0f} / {row['2']:,.0f} chars/s", file=sys.stderr, flush=True)
+    print("word F1 on each test file:\n")
+    print(f"| system | {' | '.join(TEST_FILES)} | chars/s, 1 thread | chars/s, 2 |")
+    print("|---|" + "---:|" * (len(TEST_FILES) + 2))
     for r in rows:
-        print(f"| {r['system']} | {r['PKU test']:.2f} | {r['NLPCC-2016 Weibo dev']:.2f} | {r['1']:,.0f} | {r['2']:,.0f} |")
+        print(f"| {r['system']} | " + " | ".join(f"{r[t]:.2f}" for t in TEST_FILES) + f" | {r['1']:,.0f} | {r['2']:,.0f} |")
     if missing:
         print(f"\nnot installed (or, for the CRFs, not trained: python bench/crf_segmenter.py), so not measured: {', '.join(missing)}")
+    if not args.no_pos:
+        from pos import pos_table  # bench/, beside this file
+
+        print()
+        pos_table(args.pos_model)
 
 
 if __name__ == "__main__":

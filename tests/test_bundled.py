@@ -19,9 +19,11 @@ def test_every_bundled_model_is_there_and_small():
     sizes = {}
     for name, (folder, how) in BUNDLED.items():
         path = BUNDLED_DIR / folder
-        assert (path / "config.json").is_file() and (path / "model.safetensors").is_file(), f"{name} missing: {how}"
+        weights = ("zhbert_pos.json", "pos_head.safetensors") if name == "pos" else ("config.json", "model.safetensors")
+        assert all((path / f).is_file() for f in weights), f"{name} missing: {how}"
         sizes[name] = sum(f.stat().st_size for f in path.iterdir())
     assert sum(sizes.values()) < 100e6, sizes  # the repository's budget for all bundled weights
+    assert sizes["pos"] < 0.3e6  # a head over cws's features, not a model of its own
 
 
 @pytest.mark.parametrize("name", list(RECIPES))
@@ -51,6 +53,18 @@ def test_bundled_model_reproduces_its_recorded_score(name, shared, tmp_path):
     pred = zhbert.load(name)
     example = ("手机没电了怎么办", "手机没电了该怎么办") if name == "matching" else "江泽民主席在北京会见了美国总统克林顿。"
     assert pred(example) is not None
+
+
+def test_bundled_pos_reproduces_its_recorded_score(shared):
+    """The POS head over cws: cws's words and the head's tags on the held-out People's Daily
+    sentences score what its metrics.json says (the same scorer as bench/pos.py)."""
+    from zhbert.pos_on_segmenter import evaluate
+
+    recorded = json.loads((BUNDLED_DIR / "pos" / "metrics.json").read_text(encoding="utf-8"))
+    metrics, sentences = evaluate(zhbert.load("pos"))
+    assert sentences == recorded["test_sentences"] == 2177
+    assert metrics["tagged"]["overall"]["f1"] == pytest.approx(recorded["score"], abs=5e-4)
+    assert metrics["words"]["f1"] == pytest.approx(recorded["metrics"]["words"]["f1"], abs=5e-4)
 
 
 def test_zhbert_demo_serves_the_bundled_models():

@@ -42,6 +42,9 @@ def test_every_endpoint_with_gradio_client(app):
     assert "人民大会堂" not in words.split(" / ")
     forced, _ = client.predict(text, "人民大会堂\n", api_name="/segment")  # the user-dictionary box
     assert "人民大会堂" in forced.split(" / ")
+    tagged, spans = client.predict(text, "人民大会堂\n", api_name="/pos")  # the bundled pos, with the dictionary box
+    assert "".join(w["text"] for w in spans) == text and {"人民大会堂", "会见"} <= {w["text"] for w in spans}
+    assert {(w["text"], w["label"]) for w in spans} >= {("会见", "v"), ("。", "w")}
     highlighted, ents = client.predict(text, "", api_name="/ner")
     assert all(text[e["start"] : e["end"]] == e["text"] for e in ents)
     _, ents = client.predict(text, "人民大会堂 LOC", api_name="/ner")
@@ -80,6 +83,7 @@ def test_every_tab_in_headless_chromium(app):
     # tab, example button text, submit button, output element, what the output must show
     tabs = [
         ("Segmentation", ex["cws"][1], "Segment", "#segment-output textarea", ("value", _chars(ex["cws"][1], "(?: / )?"))),
+        ("POS", ex["pos"][1], "Tag words", "#pos-output", ("text", re.compile(r"研發\s*v"))),
         ("NER", ex["ner"][1], "Find entities", "#ner-output", ("text", re.compile(r"\s*(?:[A-Z]+)?\s*".join(ex["ner"][1][:6])))),
         ("Weibo tagging", ex["tagging"][1], "Tag", "#tagging-output", ("text", re.compile(labels))),
         ("Matching", ex["matching"][1][0], "Compare", "#matching-output", ("text", re.compile(r"\b[01]\b"))),

@@ -32,6 +32,7 @@ __all__ = [
     "Candidate",
     "MaskFill",
     "Segmenter",
+    "POSTagger",
     "PERSON_NAMES",
     "FILL_ORDERS",
     "EntityRecognizer",
@@ -266,6 +267,27 @@ def join_words(text: str, words: list[Span], spans: list[tuple[int, int]]) -> li
         out.append(words[i] if j == i else Span(text[a:b], a, b))
         i = j + 1
     return out
+
+
+class POSTagger(Segmenter):
+    """Words with part-of-speech tags (the PKU tagset): the segmenter's words, as :class:`Segmenter`
+    gives them (user dictionary, web units, ``person_names``), each labelled with the tag its
+    characters vote for and that tag's mean probability (``zhbert/pos_on_segmenter.py``).
+    A second pass of the shared encoder computes the tags: about half the segmenter's speed."""
+
+    def __init__(self, segmenter: Segmenter, pos_model: ZhBertForTask, path: Path):
+        super().__init__(segmenter.model, segmenter.tokenizer, path)
+        self.pos_model = pos_model
+
+    def _predict(self, texts, batch_size, person_names="split"):
+        from .pos_on_segmenter import vote
+
+        words = super()._predict(texts, batch_size, person_names)
+        tags = predict_tags(self.pos_model, self.tokenizer, texts, batch_size)
+        return [
+            [Span(w.text, w.start, w.end, label=t, score=round(p, 6)) for w, (t, p) in zip(ws, vote(ws, tt))]
+            for ws, tt in zip(words, tags)
+        ]
 
 
 class EntityRecognizer(_HeadPredictor):
@@ -586,6 +608,19 @@ def load(
     return predictor
 
 
+def _load_pos(path: Path, device: str | None) -> POSTagger:
+    from .pos_on_segmenter import attach_head, load_pos_folder
+
+    seg_path, head, weights = load_pos_folder(path)
+    segmenter = _load(str(seg_path), device)
+    if not isinstance(segmenter, Segmenter) or type(segmenter) is not Segmenter:
+        raise ModelLoadError(f"{path}: its segmenter {seg_path} is not a segmentation model ({type(segmenter).__name__})")
+    pos = attach_head(segmenter.model, head, weights, path)
+    if device:
+        pos.to(device)
+    return POSTagger(segmenter, pos, path)
+
+
 def _to_int8(model: torch.nn.Module) -> None:
     """Swap ``model``'s linear layers, in place (every head and view sharing them follows), for
     int8 ones whose activations are scaled per batch (``torch.ao.quantization.quantize_dynamic``)."""
@@ -597,7 +632,11 @@ def _to_int8(model: torch.nn.Module) -> None:
 
 
 def _load(name_or_path: str, device: str | None):
+    from .pos_on_segmenter import MARKER
+
     path = resolve_model_path(name_or_path)
+    if (path / MARKER).is_file():  # a POS head over a segmenter's features
+        return _load_pos(path, device)
     config = read_config(path)
     tokenizer = load_tokenizer(path)
     rows = config.get("vocab_size")

@@ -19,10 +19,11 @@ MAX_CHARS = 5000  # longer inputs get a message instead of a long wait
 MAX_DICT_WORDS = 1000  # words in the demo's user-dictionary box
 MAX_MASKS = 20  # masks fill one at a time: 500 of them held the fill-mask tab for 94 s
 CONCURRENT_REQUESTS = 2  # per tab: one per core of the machine the project runs on
-TASKS = ("cws", "ner", "tagging", "matching", "base")
+TASKS = ("cws", "pos", "ner", "tagging", "matching", "base")
 
 EXAMPLES = {
     "cws": ["江泽民主席在北京会见了美国总统克林顿。", "今天去西湖边散步，天气真好😀"],
+    "pos": ["中国与周边国家的友好合作进一步加强。", "這家公司研發的石墨烯電池獲得了認證"],
     "ner": ["国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。", "我在上海复旦大学读书，导师是王教授。"],
     "tagging": ["今天心情特别好，终于考完试了！", "气死我了，快递又丢了"],
     # the bundled matching model answers "do the two mean the same?" (paraphrase / different)
@@ -76,6 +77,11 @@ def segment(pred, text, words=""):
     names = "whole" if pred.name_finder is not None else "split"
     words = _with_words(pred, words)(_check(text), person_names=names)
     return " / ".join(w.text for w in words), [w.to_dict() for w in words]
+
+
+def pos_tags(pred, text, words=""):
+    words = _with_words(pred, words)(_check(text))
+    return [(w.text, w.label) for w in words], [w.to_dict() for w in words]
 
 
 def entities(pred, text, words=""):
@@ -195,7 +201,7 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
     if not isinstance(loaded["cws"], Exception) and not isinstance(loaded["ner"], Exception):
         loaded["cws"].name_finder = loaded["ner"]  # the segmentation tab keeps person names whole
     with gr.Blocks(title="zhbert") as demo:
-        gr.Markdown("# zhbert\nChinese BERT: segmentation, Weibo post tagging, NER, matching, fill-mask and attention.")
+        gr.Markdown("# zhbert\nChinese BERT: segmentation, part of speech, Weibo post tagging, NER, matching, fill-mask and attention.")
         _text_tab(
             loaded,
             "cws",
@@ -210,6 +216,18 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
             segment,
             "segment",
             dictionary="User dictionary: words always kept whole, one per line (e.g. 北京大学)",
+        )
+        _text_tab(
+            loaded,
+            "pos",
+            "POS",
+            "Text",
+            "pos",
+            lambda: [gr.HighlightedText(label="Words and their part of speech (PKU tagset)", elem_id="pos-output"), gr.JSON(label="Spans")],
+            "Tag words",
+            pos_tags,
+            "pos",
+            dictionary="User dictionary: words always kept whole, one per line (e.g. 石墨烯)",
         )
         _text_tab(
             loaded,

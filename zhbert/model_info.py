@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .models_registry import read_config, resolve_model_path
+from .models_registry import POS_MARKER, read_config, resolve_model_path
 
 
 def count_parameters(model) -> dict[str, int]:
@@ -28,6 +28,8 @@ def describe(name_or_path: str) -> dict:
     from transformers import AutoConfig, AutoModel
 
     path = resolve_model_path(name_or_path)
+    if (path / POS_MARKER).is_file():
+        return _describe_pos(path)
     read_config(path)  # a damaged or non-object config.json is named as such
     config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     model = AutoModel.from_config(config)
@@ -50,4 +52,20 @@ def describe(name_or_path: str) -> dict:
         "vocab_size": config.vocab_size,
         "max_position_embeddings": config.max_position_embeddings,
         "parameters": count_parameters(model),
+    }
+
+
+def _describe_pos(path) -> dict:
+    """A POS head over a segmenter (``zhbert/pos_on_segmenter.py``): the segmenter, described as
+    above, and the head's own size."""
+    from .pos_on_segmenter import load_pos_folder
+
+    seg_path, head, weights = load_pos_folder(path)
+    return {
+        "path": str(path),
+        "kind": "POS head over a segmenter's frozen features (zhbert-only)",
+        "segmenter": describe(str(seg_path)),
+        "tags": sorted({label.split("-", 1)[-1] for label in head.labels}),
+        "head_parameters": sum(w.numel() for w in weights.values()),
+        "plain_transformers": "no (the tags are computed by zhbert from the segmenter's features)",
     }

@@ -12,6 +12,7 @@ from pathlib import Path
 from .errors import ModelLoadError
 
 BUNDLED_DIR = Path(__file__).parent / "pretrained"
+POS_MARKER = "zhbert_pos.json"  # zhbert/pos_on_segmenter.py: a POS head over a segmenter's features
 
 # short name -> (folder, how to make it). The task models: full training sets, 3 epochs, fine-tuned on one
 # GPU with bench/recipe_rows_gpu.sh (bench/gpu_jobs/full.txt); on a CPU the same command takes longer.
@@ -41,6 +42,11 @@ BUNDLED = {
         "zhbert train cws --dataset pku --encoder runs/cws-fast5/model --epochs 2 --batch_size 64 --learning_rate 5e-5 "
         "--output_dir runs/cws-fast6; zhbert export runs/cws-fast6/model zhbert/pretrained/cws-fast",
     ),
+    "pos": (
+        "pos",
+        "python -m zhbert.pos_on_segmenter --segmenter cws --epochs 2 --learning-rate 3e-3 --output-dir runs/pos-on-cws; "
+        "cp -r runs/pos-on-cws/model zhbert/pretrained/pos (a head over cws's features: retrain it whenever cws changes)",
+    ),
     "tagging": (
         "tagging",
         f"zhbert train tagging --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
@@ -65,21 +71,28 @@ def bundled_path(name: str) -> Path:
         raise ModelLoadError(f"unknown model {name!r}; bundled models: {', '.join(BUNDLED)} (or pass a local model folder)")
     folder, how = BUNDLED[name]
     path = BUNDLED_DIR / folder
-    if not (path / "config.json").is_file():
+    if not is_model_folder(path):
         raise ModelLoadError(f"bundled model {name!r} is missing at {path}; make it with: {how}")
     return path
 
 
+def is_model_folder(path: Path) -> bool:
+    return (path / "config.json").is_file() or (path / POS_MARKER).is_file()
+
+
 def missing_bundled() -> list[tuple[str, Path, str]]:
-    return [(n, BUNDLED_DIR / f, how) for n, (f, how) in BUNDLED.items() if not (BUNDLED_DIR / f / "config.json").is_file()]
+    return [(n, BUNDLED_DIR / f, how) for n, (f, how) in BUNDLED.items() if not is_model_folder(BUNDLED_DIR / f)]
 
 
 def resolve_model_path(name_or_path: str) -> Path:
-    """A bundled short name or a local folder holding ``config.json``."""
+    """A bundled short name or a local folder holding ``config.json`` (or ``zhbert_pos.json``: a POS
+    head over a segmenter, whose segmenter folder is checked when it is loaded)."""
     from .model_folder import check_model_folder
 
     path = Path(name_or_path)
     if path.is_dir():
+        if (path / POS_MARKER).is_file() and not (path / "config.json").is_file():
+            return path
         if not (path / "config.json").is_file():
             raise ModelLoadError(f"{path}: not a model folder (config.json is missing)")
         check_model_folder(path)  # sizes, weights' shapes and the tokenizer, before anything is used

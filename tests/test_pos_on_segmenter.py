@@ -1,0 +1,87 @@
+"""POS tags over a segmenter's words (zhbert/pos_on_segmenter.py): trained, saved, reloaded and used
+through zhbert.load on real People's Daily sentences."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+import zhbert
+from zhbert.errors import ModelLoadError
+
+SENTENCES = [
+    "江泽民主席在北京会见了美国总统克林顿。",
+    "迈向充满希望的新世纪——一九九八年新年讲话",
+    "国务院总理李鹏在人民大会堂会见了日本首相桥本龙太郎。",
+]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory, shared):
+    """A head trained for a few steps over the bundled cws's features (seconds: the encoder is frozen)."""
+    from zhbert.pos_on_segmenter import train
+
+    out = tmp_path_factory.mktemp("pos")
+    record = train("cws", str(out), max_train_samples=64, max_steps=4, max_eval_samples=20)
+    return out / "model", record
+
+
+def test_words_are_the_segmenters_and_every_word_has_a_tag(trained):
+    folder, record = trained
+    tagger = zhbert.load(str(folder))
+    cws = zhbert.load("cws")
+    labels = set(json.loads((folder / "zhbert_pos.json").read_text(encoding="utf-8"))["head"]["labels"])
+    tags = {label.split("-", 1)[-1] for label in labels} - {"O"} | {"x"}
+    batch = tagger(SENTENCES)
+    assert batch == [tagger(s) for s in SENTENCES]  # batch equals one by one
+    for text, words, plain in zip(SENTENCES, batch, cws(SENTENCES)):
+        assert [(w.text, w.start, w.end) for w in words] == [(w.text, w.start, w.end) for w in plain]
+        assert all(text[w.start : w.end] == w.text and w.label in tags and 0 <= w.score <= 1 for w in words)
+    assert 0 <= record["score"] <= 1 and record["metrics"]["words"]["f1"] > 0.9  # the words are cws's
+
+
+def test_the_head_round_trips_bit_for_bit(trained):
+    from safetensors.torch import load_file
+
+    from zhbert.pos_on_segmenter import head_state
+
+    folder, _ = trained
+    tagger = zhbert.load(str(folder))
+    saved = load_file(str(folder / "pos_head.safetensors"))
+    state = head_state(tagger.pos_model)
+    assert saved.keys() == state.keys() and all((saved[k].float() == state[k]).all() for k in saved)
+    assert zhbert.load(str(folder))(SENTENCES) == tagger(SENTENCES)  # a fresh load answers the same
+
+
+def test_a_changed_segmenter_or_damaged_head_is_refused(trained, tmp_path):
+    folder, _ = trained
+    copy = tmp_path / "pos"
+    shutil.copytree(folder, copy)
+    record = json.loads((copy / "zhbert_pos.json").read_text(encoding="utf-8"))
+    record["segmenter_sha256"] = "0" * 64
+    (copy / "zhbert_pos.json").write_text(json.dumps(record), encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"zhbert_pos.json: trained on the features of segmenter 'cws' as it was"):
+        zhbert.load(str(copy))
+    shutil.copy(folder / "zhbert_pos.json", copy / "zhbert_pos.json")
+    (copy / "pos_head.safetensors").write_bytes((folder / "pos_head.safetensors").read_bytes()[:100])
+    with pytest.raises(ModelLoadError, match=r"pos_head.safetensors"):
+        zhbert.load(str(copy))
+
+
+def test_user_dictionary_and_web_units_apply_to_the_words(trained):
+    folder, _ = trained
+    text = "这家公司研发的石墨烯电池获得了碳中和认证 https://t.cn/abc"
+    words = [w.text for w in zhbert.load(str(folder), user_dict=["石墨烯", "碳中和"])(text)]
+    assert "石墨烯" in words and "碳中和" in words and "https://t.cn/abc" in words
+
+
+def test_the_bundled_pos_model_tags_real_sentences():
+    """zhbert.load("pos"): cws's words with the tags a reader of People's Daily expects."""
+    tagger = zhbert.load("pos")
+    got = {(w.text, w.label) for w in tagger("江泽民主席在北京会见了美国总统克林顿。")}
+    assert {("北京", "ns"), ("会见", "v"), ("。", "w"), ("美国", "ns"), ("了", "u"), ("在", "p")} <= got, got
+    assert ("主席", "n") in got and ("克林顿", "nr") in got
+    info = zhbert.load("pos")
+    assert type(info).__name__ == "POSTagger"

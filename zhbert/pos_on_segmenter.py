@@ -1,0 +1,256 @@
+"""Part-of-speech tags for a segmenter's words: a small head on the segmenter's own features.
+
+The segmenter (the bundled ``cws``) cuts the text as it always does, with user dictionaries,
+web units and ``person_names``. A linear layer reads the features its classifier reads (the
+encoder's layers, mixed by learned scalar weights, and its SoftLexicon word features), gives
+each character a BMES x POS tag (the PKU tagset of People's Daily 1998-01), and each word
+takes the part of speech its characters vote for (ties: the first character's). The encoder
+and the word features stay the segmenter's, frozen and shared: the head adds about 68,000
+weights (0.14 MB in fp16), where a POS model of ``cws``'s size would add 18.6 MB to a bundle
+that has 0.5 MB left of its 100 MB.
+
+A folder holds ``zhbert_pos.json`` (the segmenter, the SHA-256 of its weights, the head's
+settings) and ``pos_head.safetensors``; ``zhbert.load(folder)`` reads it (bundled:
+``zhbert.load("pos")``). A segmenter whose weights changed since is refused, since the head
+reads features of those weights. It is zhbert-only: no plain-transformers class computes it.
+
+    python -m zhbert.pos_on_segmenter --segmenter cws --output-dir runs/pos-on-cws
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from .errors import ModelLoadError
+from .heads import HeadConfig, ZhBertForTask
+from .models_registry import POS_MARKER
+
+__all__ = ["MARKER", "WEIGHTS", "pos_model", "load_pos_folder", "vote", "evaluate", "train", "main"]
+
+MARKER = POS_MARKER
+WEIGHTS = "pos_head.safetensors"
+FORMAT = "zhbert-pos-on-segmenter-1"
+
+
+def _sha256(file: Path) -> str:
+    h = hashlib.sha256()
+    with open(file, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def pos_model(segmenter: ZhBertForTask, head: HeadConfig) -> ZhBertForTask:
+    """A frozen-mode token head sharing ``segmenter``'s encoder and word features (one copy in
+    memory, so a user dictionary added to the segmenter's lexicon reaches both)."""
+    model = ZhBertForTask(segmenter.config, head, shared_encoder=segmenter.bert)
+    if segmenter.word_features is not None:
+        model.word_features = segmenter.word_features
+        model.word_features.requires_grad_(False)
+    model.freeze_encoder()
+    return model.eval()
+
+
+def head_state(model: ZhBertForTask) -> dict[str, torch.Tensor]:
+    """The head's own weights: fusion and classifier (the encoder and word features are the segmenter's)."""
+    return {k: v for k, v in model.state_dict().items() if not k.startswith(("bert.", "word_features."))}
+
+
+def save_pos_folder(model: ZhBertForTask, segmenter: str, segmenter_path: Path, output: Path, metrics: dict | None = None) -> Path:
+    from safetensors.torch import save_file
+
+    output.mkdir(parents=True, exist_ok=True)
+    save_file({k: v.to(torch.float16).contiguous() for k, v in head_state(model).items()}, str(output / WEIGHTS))
+    (output / WEIGHTS).chmod(0o644)  # safetensors writes 0600; a shipped folder is read by others
+    record = {
+        "format": FORMAT,
+        "segmenter": segmenter,
+        "segmenter_sha256": _sha256(segmenter_path / "model.safetensors"),
+        "head": model.head.to_dict(),
+    }
+    (output / MARKER).write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
+    if metrics is not None:
+        (output / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=2), encoding="utf-8")
+    return output
+
+
+def load_pos_folder(path: Path) -> tuple[Path, HeadConfig, dict[str, torch.Tensor]]:
+    """The segmenter folder, the head's settings and its weights, checked: errors name the file."""
+    from safetensors import SafetensorError
+    from safetensors.torch import load_file
+
+    from .models_registry import resolve_model_path
+
+    marker = path / MARKER
+    try:
+        if marker.stat().st_size > 1 << 20:
+            raise ModelLoadError(f"{marker}: {marker.stat().st_size:,} bytes; this file is a few KB")
+        record = json.loads(marker.read_text(encoding="utf-8"))
+        if record.get("format") != FORMAT:
+            raise ModelLoadError(f"{marker}: format {record.get('format')!r}; this zhbert reads {FORMAT!r}")
+        head = HeadConfig.from_dict(record["head"])
+        segmenter = str(record["segmenter"])
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as e:
+        raise ModelLoadError(f"{marker}: not a POS head record ({type(e).__name__}: {e})") from None
+    seg_path = resolve_model_path(segmenter)
+    if _sha256(seg_path / "model.safetensors") != record.get("segmenter_sha256"):
+        raise ModelLoadError(
+            f"{marker}: trained on the features of segmenter {segmenter!r} as it was; {seg_path / 'model.safetensors'} "
+            "has changed since (SHA-256 differs): retrain the head (python -m zhbert.pos_on_segmenter)"
+        )
+    try:
+        weights = {k: v.float() for k, v in load_file(str(path / WEIGHTS)).items()}
+    except (OSError, SafetensorError, ValueError) as e:
+        raise ModelLoadError(f"{path / WEIGHTS}: {e}") from None
+    return seg_path, head, weights
+
+
+def attach_head(segmenter: ZhBertForTask, head: HeadConfig, weights: dict[str, torch.Tensor], where: Path) -> ZhBertForTask:
+    model = pos_model(segmenter, head)
+    expected = {k: v.shape for k, v in head_state(model).items()}
+    got = {k: v.shape for k, v in weights.items()}
+    if expected != got:
+        raise ModelLoadError(f"{where / WEIGHTS}: weights {sorted(got)} do not fit the head in {where / MARKER}")
+    model.load_state_dict({**model.state_dict(), **weights})
+    return model.eval()
+
+
+def vote(words, tags) -> list[tuple[str, float]]:
+    """Each word's POS and its mean probability: the tag its characters' BMES x POS tags name most
+    often (ties: the earliest), from ``tags`` (a :class:`~zhbert.heads.inference.TokenTags`)."""
+    per_char: dict[int, tuple[str, float]] = {}
+    scores = tags.scores or (1.0,) * len(tags.tags)
+    for (s, e), tag, p in zip(tags.encoding.offsets, tags.tags, scores):
+        if tag != "O":  # the scheme's outside tag names no part of speech
+            for k in range(s, e):
+                per_char[k] = (tag.split("-", 1)[-1], p)
+    out = []
+    for w in words:
+        seen = [per_char[k] for k in range(w.start, w.end) if k in per_char]
+        if not seen:
+            out.append(("x", 0.0))  # no character read with a tag: PKU's tag for what is no morpheme
+            continue
+        counts = Counter(t for t, _ in seen)
+        best = max(counts, key=lambda t: (counts[t], -next(i for i, (x, _) in enumerate(seen) if x == t)))
+        out.append((best, sum(p for t, p in seen if t == best) / counts[best]))
+    return out
+
+
+def evaluate(tagger, max_eval_samples: int | None = None) -> tuple[dict, int]:
+    """Word F1 and word+POS F1 of a :class:`~zhbert.api.POSTagger` on the ``pos`` recipe's held-out
+    People's Daily test (read as the model reads text: web units off, like the recipe)."""
+    from .data.tasks import load_task_data
+    from .recipes.pos import score
+
+    data = load_task_data("pos", "peoples_daily")
+    test = data.test[:max_eval_samples] if max_eval_samples else data.test
+    units = tagger.units
+    tagger.use_web_units(False)
+    try:
+        words = tagger([r["text"] for r in test], batch_size=64)
+    finally:
+        tagger.units = units
+        tagger._refresh_forced()
+    tags = [[w.label for w in ws] for ws in words]
+    return score(test, [[w.text for w in ws] for ws in words], tags, data.train_words), len(test)
+
+
+def train(
+    segmenter: str = "cws",
+    output_dir: str = "runs/pos-on-cws",
+    epochs: float = 2.0,
+    learning_rate: float = 3e-3,
+    representation: str = "scalar-mix",
+    max_train_samples: int | None = None,
+    max_steps: int = -1,
+    max_eval_samples: int | None = None,
+    seed: int = 42,
+) -> dict:
+    """Train a POS head on People's Daily 1998-01 (the ``pos`` recipe's splits) over ``segmenter``'s
+    frozen features; score words and tags on its held-out test; write the folder. Returns the metrics."""
+    import time
+
+    from .api import POSTagger, Segmenter
+    from .data.tasks import load_task_data
+    from .heads import load_head
+    from .models_registry import resolve_model_path
+    from .recipes.common import char_tag_examples
+    from .tokenizer import load_tokenizer
+    from .training.finetune import FinetuneConfig, fine_tune
+    from .training.lock import output_lock
+
+    torch.manual_seed(seed)
+    seg_path = resolve_model_path(segmenter)
+    seg = load_head(seg_path)
+    tokenizer = load_tokenizer(seg_path)
+    data = load_task_data("pos", "peoples_daily")
+    head = replace(
+        seg.head, labels=data.labels, scheme=data.scheme, crf=False, bilstm_layers=0, mode="frozen", representation=representation
+    )
+    model = pos_model(seg, head)
+    train_rows = data.train[:max_train_samples] if max_train_samples else data.train
+    out = Path(output_dir)
+    start = time.time()
+    with output_lock(out):
+        fine_tune(
+            model,
+            tokenizer,
+            char_tag_examples(tokenizer, train_rows, data.labels),
+            FinetuneConfig(output=str(out / "checkpoints"), epochs=epochs, max_steps=max_steps, learning_rate=learning_rate, seed=seed),
+        )
+    minutes = (time.time() - start) / 60
+    model.eval()
+    with torch.no_grad():  # the weights as the folder stores them (fp16), so the score is the folder's
+        for p in head_state(model).values():
+            p.copy_(p.half().float())
+    tagger = POSTagger(Segmenter(seg, tokenizer, seg_path), model, out)
+    metrics, n_test = evaluate(tagger, max_eval_samples)
+    record = {
+        "task": "pos-on-segmenter",
+        "dataset": data.name,
+        "segmenter": segmenter,
+        "scored_on": "test",
+        "test_sentences": n_test,
+        "train_examples": len(train_rows),
+        "metrics": metrics,
+        "headline": "tagged.overall.f1",
+        "score": metrics["tagged"]["overall"]["f1"],
+        "arguments": {"epochs": epochs, "learning_rate": learning_rate, "representation": representation, "seed": seed},
+        "training_minutes": round(minutes, 1),
+        "date": time.strftime("%Y-%m-%d"),
+    }
+    from .models_registry import BUNDLED
+
+    named = segmenter if segmenter in BUNDLED and not Path(segmenter).exists() else str(seg_path.resolve())
+    save_pos_folder(model, named, seg_path, out / "model", record)
+    return record
+
+
+def main(argv: list[str] | None = None) -> None:
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--segmenter", default="cws", help="a bundled segmenter's name or a saved segmentation folder")
+    ap.add_argument("--output-dir", "--output_dir", default="runs/pos-on-cws", help="writes OUTPUT/model and its metrics.json")
+    ap.add_argument("--epochs", type=float, default=2.0)
+    ap.add_argument("--learning-rate", "--learning_rate", type=float, default=3e-3)
+    ap.add_argument("--representation", default="scalar-mix", help="how the head reads the encoder's layers")
+    ap.add_argument("--max-train-samples", "--max_train_samples", type=int, default=None)
+    ap.add_argument("--max-steps", "--max_steps", type=int, default=-1)
+    ap.add_argument("--max-eval-samples", "--max_eval_samples", type=int, default=None)
+    args = ap.parse_args(argv)
+    r = train(args.segmenter, args.output_dir, args.epochs, args.learning_rate, args.representation, args.max_train_samples,
+              args.max_steps, args.max_eval_samples)  # fmt: skip
+    m = r["metrics"]
+    print(f"| {r['dataset']} test ({r['test_sentences']:,} sentences) | {args.segmenter} + POS head | "
+          f"word F1 {100 * m['words']['f1']:.2f} | word+POS F1 {100 * m['tagged']['overall']['f1']:.2f} |")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
