@@ -85,3 +85,20 @@ def test_the_bundled_pos_model_tags_real_sentences():
     assert ("主席", "n") in got and ("克林顿", "nr") in got
     info = zhbert.load("pos")
     assert type(info).__name__ == "POSTagger"
+
+
+def test_the_command_line_reads_the_pos_folder():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "pos", "-"], input="北京欢迎你。\n",
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr[-1500:]
+    words = json.loads(out.stdout)["words"]
+    assert [w["text"] for w in words] == ["北京", "欢迎", "你", "。"] and words[0]["label"] == "ns"
+    info = subprocess.run([sys.executable, "-m", "zhbert", "info", "pos"], capture_output=True, text=True, timeout=300)
+    assert info.returncode == 0 and json.loads(info.stdout)["head_parameters"] < 100_000
+    export = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", "pos", "/nonexistent/x"], capture_output=True, text=True, timeout=300
+    )
+    assert export.returncode == 1 and "ship it by copying the folder" in export.stderr and "Traceback" not in export.stderr

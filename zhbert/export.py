@@ -24,9 +24,14 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_le
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
     pretraining length, when the folder cannot tell)."""
-    from .models_registry import resolve_model_path
+    from .models_registry import POS_MARKER, resolve_model_path
 
     src, dst = resolve_model_path(str(src)), Path(dst)  # a bundled model's name or a folder
+    if (src / POS_MARKER).is_file():
+        raise ModelLoadError(
+            f"{src}: a POS head over a segmenter's features, already fp16 and small: ship it by copying the folder "
+            "(its segmenter is named in zhbert_pos.json and must ship with it, unchanged)"
+        )
     if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
     if dst.resolve() == src.resolve():
