@@ -136,8 +136,8 @@ def vote(words, tags) -> list[tuple[str, float]]:
         if not seen:
             out.append(("x", 0.0))  # no character read with a tag: PKU's tag for what is no morpheme
             continue
-        counts = Counter(t for t, _ in seen)
-        best = max(counts, key=lambda t: (counts[t], -next(i for i, (x, _) in enumerate(seen) if x == t)))
+        counts = Counter(t for t, _ in seen)  # in order of first appearance, so max() breaks ties by the earliest
+        best = max(counts, key=counts.get)
         out.append((best, sum(p for t, p in seen if t == best) / counts[best]))
     return out
 
