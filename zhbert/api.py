@@ -613,7 +613,7 @@ def _load_pos(path: Path, device: str | None) -> POSTagger:
 
     seg_path, head, weights = load_pos_folder(path)
     segmenter = _load(str(seg_path), device)
-    if not isinstance(segmenter, Segmenter) or type(segmenter) is not Segmenter:
+    if type(segmenter) is not Segmenter:  # a plain segmenter, not another POS folder or head
         raise ModelLoadError(f"{path}: its segmenter {seg_path} is not a segmentation model ({type(segmenter).__name__})")
     pos = attach_head(segmenter.model, head, weights, path)
     if device:

@@ -19,7 +19,6 @@ reads features of those weights. It is zhbert-only: no plain-transformers class 
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from dataclasses import replace
@@ -29,6 +28,7 @@ import torch
 
 from .errors import ModelLoadError
 from .heads import HeadConfig, ZhBertForTask
+from .lexicon import file_sha256
 from .models_registry import POS_MARKER
 
 __all__ = ["MARKER", "WEIGHTS", "pos_model", "load_pos_folder", "vote", "evaluate", "train", "main"]
@@ -36,14 +36,6 @@ __all__ = ["MARKER", "WEIGHTS", "pos_model", "load_pos_folder", "vote", "evaluat
 MARKER = POS_MARKER
 WEIGHTS = "pos_head.safetensors"
 FORMAT = "zhbert-pos-on-segmenter-1"
-
-
-def _sha256(file: Path) -> str:
-    h = hashlib.sha256()
-    with open(file, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def pos_model(segmenter: ZhBertForTask, head: HeadConfig) -> ZhBertForTask:
@@ -71,7 +63,7 @@ def save_pos_folder(model: ZhBertForTask, segmenter: str, segmenter_path: Path, 
     record = {
         "format": FORMAT,
         "segmenter": segmenter,
-        "segmenter_sha256": _sha256(segmenter_path / "model.safetensors"),
+        "segmenter_sha256": file_sha256(segmenter_path / "model.safetensors"),
         "head": model.head.to_dict(),
     }
     (output / MARKER).write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
@@ -99,7 +91,7 @@ def load_pos_folder(path: Path) -> tuple[Path, HeadConfig, dict[str, torch.Tenso
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as e:
         raise ModelLoadError(f"{marker}: not a POS head record ({type(e).__name__}: {e})") from None
     seg_path = resolve_model_path(segmenter)
-    if _sha256(seg_path / "model.safetensors") != record.get("segmenter_sha256"):
+    if file_sha256(seg_path / "model.safetensors") != record.get("segmenter_sha256"):
         raise ModelLoadError(
             f"{marker}: trained on the features of segmenter {segmenter!r} as it was; {seg_path / 'model.safetensors'} "
             "has changed since (SHA-256 differs): retrain the head (python -m zhbert.pos_on_segmenter)"
