@@ -30,7 +30,8 @@ browser:
 
 test: setup browser
 	$(VENV)/bin/ruff check .   # the lint configuration is in pyproject.toml
-	$(PY) -m pytest -q tests
+	# two workers: half of the suite's time is subprocesses importing torch, one core each
+	$(PY) -m pytest -q -n 2 --dist worksteal tests
 
 clean:
 	rm -rf $(VENV)

@@ -8,6 +8,13 @@ import pytest
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # `make test` runs two pytest-xdist workers on the 2 cores: one torch thread each (and in
+    # every subprocess a test starts), or 2 x 2 threads spin against each other
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import torch
+
+    torch.set_num_threads(1)
 
 from zhbert.data.paths import shared_dir  # noqa: E402
 
