@@ -2,9 +2,12 @@
 token heads of several encoder sizes, saved and loaded like any model, segmenting the PKU test file.
 
     python bench/pipeline_ceiling.py --threads 1
+    python bench/pipeline_ceiling.py --threads 1 --sizes 1x128,2x128 --lexicon-dim 32 --bigram-dim 16
 
 The smallest (1 x 64) has almost no model: its speed is the pipeline's own cost (tokenisation,
 windows, batching, decoding, spans). Random weights tag badly, so only the speed means anything.
+With ``--lexicon-dim`` / ``--bigram-dim`` the heads carry word features (jieba's dictionary
+matched per window, hashed bigrams), the price a student with word information would pay.
 """
 
 from __future__ import annotations
@@ -25,7 +28,12 @@ SIZES = [(1, 64), (2, 128), (1, 256), (2, 256), (4, 256)]  # (layers, hidden)
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--sizes", default=",".join(f"{layers}x{hidden}" for layers, hidden in SIZES), help="e.g. 1x128,2x128")
+    ap.add_argument("--lexicon-dim", type=int, default=0, help="0: no lexicon; else jieba's dictionary, this size per set")
+    ap.add_argument("--bigram-dim", type=int, default=0)
+    ap.add_argument("--crf", action="store_true")
     args = ap.parse_args()
+    sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes.split(",")]
     torch.set_num_threads(args.threads)
 
     import peers
@@ -41,11 +49,20 @@ def main() -> None:
     tok = load_tokenizer(bundled_path("base"))
     texts, _ = peers._read("PKU test")
     n = sum(map(len, texts))
-    head = HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped")
-    print(f"PKU test: {n:,} characters in {len(texts):,} lines; torch threads {args.threads}\n")
+    head = HeadConfig(
+        kind="token",
+        labels=["B", "M", "E", "S"],
+        scheme="BMES-untyped",
+        crf=args.crf,
+        lexicon="jieba" if args.lexicon_dim else None,
+        lexicon_dim=args.lexicon_dim or 50,
+        bigram_dim=args.bigram_dim,
+    )
+    print(f"PKU test: {n:,} characters in {len(texts):,} lines; torch threads {args.threads}")
+    print(f"head: lexicon {args.lexicon_dim or 'none'}, bigrams {args.bigram_dim or 'none'}, crf {args.crf}\n")
     print("| encoder (layers x hidden) | chars/s end to end | tags only |")
     print("|---|---:|---:|")
-    for layers, hidden in SIZES:
+    for layers, hidden in sizes:
         cfg = BertConfig(
             vocab_size=tok.vocab_size,
             hidden_size=hidden,

@@ -3,10 +3,10 @@ segmented by a teacher model (the bundled ``cws`` by default), written one sente
 with words separated by spaces (the format ``zhbert.data.read_segmented`` reads, and that
 ``zhbert train cws --extra_train`` takes). Nothing is copied into the repo.
 
-Sources: ``../shared/corpora`` files in the order given, each read until its share of
-``--chars`` is used. Every sentence that also occurs in a dev/test split of any dataset is
-skipped (the same rule as ``corpora/build_corpus.py``), so a segmenter trained on this
-file is never scored on text its teacher labelled.
+Sources: ``../shared/corpora`` files in the order of ``zhbert.data.corpus_sample.SHARES``, each
+read until its share of ``--chars`` is used. Every sentence that also occurs in a dev/test split
+of any dataset is skipped (the same rule as ``corpora/build_corpus.py``), so a segmenter trained
+on this file is never scored on text its teacher labelled.
 
     python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000
 """
@@ -19,42 +19,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from zhbert.data import corpora_dir
-from zhbert.data.peoples_daily import overlap_key, split_text_sentences
-from zhbert.data.splits import iter_split_texts
-
-# news first (closest to People's Daily), then the web, Q&A, reviews and Weibo styles
-SHARES = {
-    "xinwenlianbo_cctv": 0.45,
-    "cluecorpussmall_sample": 0.12,
-    "zhihu_archive": 0.2,
-    "reviews_sophonplus": 0.1,
-    "medical_qa_toyhom": 0.1,
-    "weibo_senti_sample": 0.03,
-}
-
-
-def eval_keys() -> set[str]:
-    keys: set[str] = set()
-    for _, text in iter_split_texts("eval"):
-        k = overlap_key(text)
-        keys.update(p for p in [k, *split_text_sentences(k)] if len(p) >= 8)
-    return keys
-
-
-def sentences(source: str, budget: int, keys: set[str], min_chars: int, max_chars: int):
-    """Sentences of one source, ``min_chars``..``max_chars`` long, until ``budget`` characters."""
-    used = 0
-    for path in sorted((corpora_dir() / source).glob("*.txt")):
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                for s in split_text_sentences(line.strip()):
-                    s = s.strip()
-                    if min_chars <= len(s) <= max_chars and overlap_key(s) not in keys:
-                        yield s
-                        used += len(s)
-                        if used >= budget:
-                            return
+from zhbert.data.corpus_sample import SHARES, eval_keys, source_sentences
 
 
 def main() -> None:
@@ -77,7 +42,7 @@ def main() -> None:
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
         for source, share in SHARES.items():
             batch: list[str] = []
-            for s in [*sentences(source, int(share * args.chars), keys, args.min_chars, args.max_chars), None]:
+            for s in [*source_sentences(source, int(share * args.chars), keys, args.min_chars, args.max_chars), None]:
                 if s is not None:
                     batch.append(s)
                 if len(batch) == args.batch_size or (s is None and batch):

@@ -405,26 +405,31 @@ def test_study_long_classification_end_to_end(tiny_encoder, tmp_path):
     assert again.exit_code == 0 and (out / "long_classification.md").read_text(encoding="utf-8") == table
 
 
-def test_study_words_end_to_end(tiny_encoder, tmp_path):
+def test_study_words_end_to_end(tiny_encoder, tmp_path, pd_sentences):
     """`zhbert study words` on real PKU sentences (preset tiny): every condition is a recipe run with
-    its flags (the lexicon and bigram heads, the word-masked encoder), the table and plot are written,
-    and a rerun resumes instead of training again."""
+    its flags (the lexicon and bigram heads, word2vec starts, the word-masked encoder), the table and
+    plot are written, and a rerun resumes instead of training again."""
     from typer.testing import CliRunner
 
     from zhbert.cli import app
+    from zhbert.static_embeddings import train_static_embeddings
 
+    vectors = tmp_path / "w2v"
+    train_static_embeddings(str(tiny_encoder), vectors, word_dim=50, bigram_dim=8, min_count=1, epochs=1, sentences=pd_sentences[:300])
     out = tmp_path / "words"
     argv = ["study", "words", "-o", str(out), "--encoder", str(tiny_encoder), "--wwm-encoder", str(tiny_encoder)]
-    argv += ["--tasks", "cws=pku", "--preset", "tiny", "--seed", "1", "--bigram-dim", "8"]
+    argv += ["--tasks", "cws=pku", "--preset", "tiny", "--seed", "1", "--bigram-dim", "8", "--static-embeddings", str(vectors)]
     res = CliRunner().invoke(app, argv)
     assert res.exit_code == 0, res.output
     rows = json.loads((out / "words.json").read_text(encoding="utf-8"))["rows"]
-    names = ["neither", "lexicon", "bigrams", "fine-tuning (lexicon + bigrams)", "pretraining (word masking)", "both"]
+    names = ["neither", "lexicon", "bigrams", "fine-tuning (lexicon + bigrams)", "word2vec start (lexicon + bigrams)"]
+    names += ["pretraining (word masking)", "both"]
     assert [r["condition"] for r in rows] == names
-    heads = {
-        name: json.loads((out / "cws-pku" / folder / "seed1" / "metrics.json").read_text())["head"]
-        for name, folder in zip(names, ["neither", "lexicon", "bigrams", "fine-tuning", "pretraining", "both"])
-    }
+    folders = ["neither", "lexicon", "bigrams", "fine-tuning", "word2vec-start", "pretraining", "both"]
+    records = {name: json.loads((out / "cws-pku" / f / "seed1" / "metrics.json").read_text()) for name, f in zip(names, folders)}
+    heads = {name: r["head"] for name, r in records.items()}
+    assert records["word2vec start (lexicon + bigrams)"]["arguments"]["static_embeddings"] == str(vectors)
+    assert records["fine-tuning (lexicon + bigrams)"]["arguments"]["static_embeddings"] is None
     assert (heads["neither"]["lexicon"], heads["neither"]["bigram_dim"]) == (None, 0)
     assert (heads["lexicon"]["lexicon"], heads["lexicon"]["bigram_dim"]) == ("jieba", 0)
     assert (heads["bigrams"]["lexicon"], heads["bigrams"]["bigram_dim"]) == (None, 8)

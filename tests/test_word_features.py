@@ -101,11 +101,11 @@ def test_fast_lexicon_build_equals_the_tokenizer_and_the_checked_reader(tokenize
     """The shortcuts that make a lexicon load in seconds give exactly what the slow paths give,
     on all of jieba's dictionary."""
     from zhbert.dictionary import jieba_dictionary_path, read_dictionary
-    from zhbert.lexicon import _read_jieba, _token_ids
+    from zhbert.lexicon import _read_jieba, word_token_ids
 
     checked = read_dictionary(jieba_dictionary_path())
     fast = _read_jieba(jieba_dictionary_path())
     assert fast.entries == checked.entries and fast.duplicates == checked.duplicates > 0
     words = [e.word for e in checked]
     reference = [e.ids for e in tokenizer.backend_tokenizer.encode_batch_fast(words, add_special_tokens=False)]
-    assert _token_ids(words, tokenizer) == reference
+    assert word_token_ids(words, tokenizer) == reference

@@ -84,6 +84,29 @@ def small_encoder_command(
     typer.echo(f"{layers} x {hidden} encoder from {teacher}'s embeddings -> {out}")
 
 
+@app.command("static-embeddings")
+def static_embeddings_command(
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write"),
+    tokenizer: str = typer.Option("base", help="the model whose tokenizer the bigram vectors are over (the encoder you will train)"),
+    word_dim: int = typer.Option(50, help="word vector size: the head's --lexicon_dim"),
+    bigram_dim: int = typer.Option(50, help="bigram vector size: the head's --bigram_dim"),
+    chars: int = typer.Option(10_000_000, help="characters of the shared corpora to read (never a dev/test sentence)"),
+    epochs: int = typer.Option(5, help="word2vec epochs"),
+    seed: int = typer.Option(42, help="word2vec seed"),
+) -> None:
+    """word2vec word and bigram vectors from the raw corpora, to start a head's word features (--static_embeddings)."""
+    from .static_embeddings import train_static_embeddings
+
+    try:
+        m = train_static_embeddings(tokenizer, output, word_dim, bigram_dim, chars, epochs=epochs, seed=seed)
+    except (OSError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(
+        f"{m['chars']:,} characters ({m['sentences']:,} sentences): {m['words']['items']:,} words, "
+        f"{m['bigrams']['items']:,} bigrams -> {output}"
+    )
+
+
 @app.command()
 def demo(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
@@ -655,6 +678,9 @@ def study_words(
     tasks: str = typer.Option("ner=msra,ner=weibo,ner=resume,cws=pku", "--tasks", help="recipe=dataset pairs of token recipes"),
     seeds: List[int] = typer.Option([1, 2, 3], "--seed"),
     bigram_dim: int = typer.Option(50, help="size of the bigram embeddings in the bigram conditions"),
+    static_embeddings: Optional[str] = typer.Option(
+        None, "--static-embeddings", help="a `zhbert static-embeddings` folder: adds the fine-tuning features started from word2vec"
+    ),
     max_train_samples: Optional[int] = typer.Option(None),
     max_eval_samples: Optional[int] = typer.Option(None),
     epochs: Optional[float] = typer.Option(None),
@@ -669,10 +695,12 @@ def study_words(
     start = time.perf_counter()
     try:
         options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
-        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, {**options, "learning_rate": learning_rate})
+        recipe_args = {**options, "learning_rate": learning_rate}
+        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, recipe_args, static_embeddings)
     except (ZhbertError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
-    meta = {"encoder": encoder, "wwm_encoder": wwm_encoder, "tasks": tasks, "seeds": seeds, "wall_seconds": time.perf_counter() - start}
+    meta = {"encoder": encoder, "wwm_encoder": wwm_encoder, "static_embeddings": static_embeddings, "tasks": tasks, "seeds": seeds}
+    meta["wall_seconds"] = time.perf_counter() - start
     files = write_words_report(rows, output, {**meta, "argv": sys.argv[1:]})
     typer.echo(files["table"].read_text(encoding="utf-8"))
 

@@ -25,7 +25,9 @@ import numpy as np
 
 from .dictionary import DictEntry, Dictionary
 
-__all__ = ["TokenLexicon", "LexiconMatches", "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES", "shared_lexicon"]
+__all__ = [
+    "TokenLexicon", "LexiconMatches", "word_token_ids", "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES", "shared_lexicon",
+]  # fmt: skip
 
 SETS = ("B", "M", "E", "S")
 MAX_WORD_TOKENS = 12  # longer words are matched but share the last length embedding
@@ -61,7 +63,7 @@ def stable_bucket(word: str, buckets: int) -> int:
     return zlib.crc32(word.encode("utf-8")) % buckets
 
 
-def _token_ids(words: list[str], tokenizer) -> list[list[int]]:
+def word_token_ids(words: list[str], tokenizer) -> list[list[int]]:
     """Each word's token ids, as the tokenizer gives them.
 
     A word of Han characters only is the concatenation of its characters' tokens (every BERT
@@ -106,7 +108,7 @@ class TokenLexicon:
         self.tags = list(tags)
         tag_index = {t: i for i, t in enumerate(self.tags)}
         entries = list(dictionary)
-        ids = _token_ids([e.word for e in entries], tokenizer)
+        ids = word_token_ids([e.word for e in entries], tokenizer)
         unk = tokenizer.unk_token_id
         index: dict[str, int] = {}
         lengths, tag_ids, freqs, bucket = [], [], [], []
@@ -141,6 +143,11 @@ class TokenLexicon:
 
     def __len__(self) -> int:
         return len(self.lengths)
+
+    def row_of(self, ids) -> int | None:
+        """The hashed embedding row of the word with these token ids, None if it is not in the lexicon."""
+        key = _key(ids)
+        return stable_bucket(key, self.bucket_count) if not self._empty and self._automaton.exists(key) else None
 
     def match(self, input_ids, lengths) -> LexiconMatches:
         """Every dictionary word in each row's first ``lengths[r]`` tokens, as set memberships."""

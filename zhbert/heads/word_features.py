@@ -26,9 +26,14 @@ from torch import nn
 
 from ..lexicon import LEXICON_TAGS, MAX_WORD_TOKENS, SETS, TokenLexicon
 
-__all__ = ["WordFeatures"]
+__all__ = ["WordFeatures", "bigram_rows"]
 
 _BIGRAM_PRIME = 1_000_003
+
+
+def bigram_rows(left, right, buckets: int):
+    """The hashed-table rows of token pairs ``(left, right)`` (tensors or int64 arrays alike)."""
+    return (left * _BIGRAM_PRIME + right) % buckets
 
 
 class WordFeatures(nn.Module):
@@ -61,9 +66,8 @@ class WordFeatures(nn.Module):
         edge = torch.zeros_like(ids[:, :1])  # outside the row: id 0 ([PAD])
         left = torch.cat([edge, ids[:, :-1]], dim=1)
         right = torch.cat([ids[:, 1:], edge], dim=1)
-        e = self.bigram_embeddings
-        n = self.bigram_buckets
-        return torch.cat([e((left * _BIGRAM_PRIME + ids) % n), e((ids * _BIGRAM_PRIME + right) % n)], dim=-1)
+        e, n = self.bigram_embeddings, self.bigram_buckets
+        return torch.cat([e(bigram_rows(left, ids, n)), e(bigram_rows(ids, right, n))], dim=-1)
 
     def _lexicon_sets(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         lex = self.lexicon

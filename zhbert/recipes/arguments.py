@@ -39,6 +39,13 @@ class RecipeArguments:
         default=65536,
         metadata={"help": "token heads with --bigram_dim: rows of the hashed bigram table (fewer: a smaller model, more sharing)"},
     )
+    static_embeddings: str | None = field(
+        default=None,
+        metadata={
+            "help": "token heads with word features: a folder from `zhbert static-embeddings` whose word2vec vectors "
+            "start the lexicon and bigram tables (default: random)"
+        },
+    )
     window: int | None = field(default=None, metadata={"help": "tokens per window incl. [CLS]/[SEP] (default: the model's)"})
     stride: int | None = field(default=None, metadata={"help": "tokens between window starts (default: half a window)"})
     window_align: str | None = field(

@@ -116,6 +116,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     """The model to train (or the saved one to evaluate) and its tokenizer."""
     torch.manual_seed(args.seed)
     if args.evaluate_only:
+        if args.static_embeddings:
+            raise ValueError("--static_embeddings starts the word-feature tables of a head to train; --evaluate_only trains nothing")
         model = load_head(args.evaluate_only)
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
@@ -128,7 +130,12 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         model = fresh
         if head.mode == "frozen":
             model.freeze_encoder()
-    return model, load_tokenizer(path)
+    tokenizer = load_tokenizer(path)
+    if args.static_embeddings:
+        from ..static_embeddings import seed_word_features
+
+        print(f"word features seeded from {args.static_embeddings}: {seed_word_features(model, tokenizer, args.static_embeddings)}")
+    return model, tokenizer
 
 
 # How a saved head reads a text: may change when a saved model is scored (e.g. a head trained
@@ -291,7 +298,8 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
     print(
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}"
         f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}{' + CRF' if args.crf else ''}"
-        f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''} "
+        f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''}"
+        f"{' (word2vec start)' if args.static_embeddings else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
     return record

@@ -75,6 +75,8 @@ def run(args: RecipeArguments) -> dict:
 
     # 3. model: the shared encoder and a head per task (or the saved model to evaluate)
     torch.manual_seed(args.seed)
+    if args.static_embeddings:
+        raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
     if args.evaluate_only:
         model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
         for view in model.tasks.values():  # the reading flags given (e.g. --truncate) apply to every head

@@ -9,8 +9,10 @@ Four ways, on the same token tasks, seeds and budget:
   (``--lexicon jieba --bigram_dim N``);
 * ``both``: the word-masked encoder with those head features;
 
-plus ``lexicon`` and ``bigrams`` alone, to tell the two head features apart. Without a word-masked
-encoder the ``pretraining`` and ``both`` rows are left out and the report says so. Every run is a
+plus ``lexicon`` and ``bigrams`` alone, to tell the two head features apart, and, given a folder
+of static vectors (``zhbert static-embeddings``), the fine-tuning features started from word2vec
+instead of random vectors. Without a word-masked encoder the ``pretraining`` and ``both`` rows are
+left out and the report says so. Every run is a
 recipe call (``zhbert train <task> ...``); a rerun skips finished runs.
 """
 
@@ -34,7 +36,7 @@ class WordRow:
     scores: dict  # summary over seeds: scores, mean, std
 
 
-def conditions(bigram_dim: int, wwm_encoder: str | None) -> dict[str, tuple[str, dict]]:
+def conditions(bigram_dim: int, wwm_encoder: str | None, static_embeddings: str | None = None) -> dict[str, tuple[str, dict]]:
     """``{name: (which encoder, head options)}``; ``"wwm"`` names the word-masked encoder."""
     head = {"lexicon": "jieba", "bigram_dim": bigram_dim}
     out = {
@@ -43,6 +45,8 @@ def conditions(bigram_dim: int, wwm_encoder: str | None) -> dict[str, tuple[str,
         "bigrams": ("base", {"bigram_dim": bigram_dim}),
         "fine-tuning (lexicon + bigrams)": ("base", head),
     }
+    if static_embeddings:
+        out["word2vec start (lexicon + bigrams)"] = ("base", {**head, "static_embeddings": str(static_embeddings)})
     if wwm_encoder:
         out["pretraining (word masking)"] = ("wwm", {})
         out["both"] = ("wwm", head)
@@ -73,13 +77,14 @@ def run_words_study(
     wwm_encoder: str | None = None,
     bigram_dim: int = 50,
     recipe_args: dict | None = None,
+    static_embeddings: str | None = None,
 ) -> list[WordRow]:
     out = Path(output)
     options = {k: v for k, v in (recipe_args or {}).items() if v is not None}
     encoders = {"base": encoder, "wwm": wwm_encoder}
     rows = []
     for task, dataset in parse_tasks(tasks):
-        for name, (which, head) in conditions(bigram_dim, wwm_encoder).items():
+        for name, (which, head) in conditions(bigram_dim, wwm_encoder, static_embeddings).items():
             records = [
                 run_recipe(
                     task,
