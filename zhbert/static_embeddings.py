@@ -50,6 +50,21 @@ def _gensim():
     return gensim.models
 
 
+_BATCH = 10_000  # sentences tokenised at a time
+
+
+class _Lines:
+    """A corpus gensim reads once per epoch: one space-joined string per sentence, split on each
+    pass. Lists of token strings for 10 M characters held about 4 GB; these strings hold about
+    0.2 GB, so memory follows ``chars`` at a small fraction of that."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def __iter__(self):
+        return (line.split(" ") for line in self.lines if line)
+
+
 def _tokenizer_sha256(tokenizer) -> str:
     return hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()
 
@@ -85,9 +100,12 @@ def train_static_embeddings(
         sentences = list(mixed_sentences(chars))  # ~4 bytes a character: 10 M characters hold ~40 MB
     if not sentences:
         raise ValueError(f"no sentence to train on from {source}")
-    words = [[s[a:b] for a, b in word_spans(s) if not s[a:b].isspace()] for s in sentences]
-    ids = tokenizer(sentences, add_special_tokens=True)["input_ids"]
-    bigrams = [[f"{a}_{b}" for a, b in zip(row, row[1:])] for row in ids]
+    words, bigrams = _Lines(), _Lines()
+    for k in range(0, len(sentences), _BATCH):
+        batch = sentences[k : k + _BATCH]
+        words.lines += [" ".join(w for w in (s[a:b] for a, b in word_spans(s)) if w.split() == [w]) for s in batch]
+        ids = tokenizer(batch, add_special_tokens=True)["input_ids"]
+        bigrams.lines += [" ".join(f"{a}_{b}" for a, b in zip(row, row[1:])) for row in ids]
     read = time.perf_counter() - start
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
