@@ -55,8 +55,8 @@ _BATCH = 10_000  # sentences tokenised at a time
 
 class _Lines:
     """A corpus gensim reads once per epoch: one space-joined string per sentence, split on each
-    pass. Lists of token strings for 10 M characters held about 4 GB; these strings hold about
-    0.2 GB, so memory follows ``chars`` at a small fraction of that."""
+    pass. With lists of token strings, 10 M characters took 3.9 GB; with these the whole command
+    peaks at 1.0 GB (bench/LOG.md, seventeenth session)."""
 
     def __init__(self):
         self.lines: list[str] = []
