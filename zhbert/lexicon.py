@@ -185,7 +185,7 @@ def shared_lexicon(source: str, tokenizer, buckets: int) -> "TokenLexicon":
         raise ValueError(f"unknown lexicon {source!r} (known: jieba)")
     path = jieba_dictionary_path()
     stat = path.stat()
-    tok = hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()
+    tok = tokenizer_sha256(tokenizer)
     key = (str(path), stat.st_size, stat.st_mtime_ns, tok, buckets)
     if key not in _SHARED:
         _SHARED.clear()  # one tokenizer's lexicon at a time: each holds about 100 MB
@@ -209,6 +209,11 @@ def _read_jieba(path) -> "Dictionary | None":
             continue
         entries[parts[0]] = DictEntry(parts[0], int(parts[1]), parts[2], n)
     return Dictionary(str(path), entries, duplicates)
+
+
+def tokenizer_sha256(tokenizer) -> str:
+    """SHA-256 of the tokenizer's full definition (vocabulary, normaliser, pre-tokeniser)."""
+    return hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()
 
 
 def file_sha256(path) -> str:

@@ -27,7 +27,6 @@ bigram items are token ids, so they seed only a model with the same tokenizer).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import time
@@ -35,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 import torch
+
+from .lexicon import tokenizer_sha256
 
 __all__ = ["train_static_embeddings", "seed_word_features", "MANIFEST"]
 
@@ -63,10 +64,6 @@ class _Lines:
 
     def __iter__(self):
         return (line.split(" ") for line in self.lines if line)
-
-
-def _tokenizer_sha256(tokenizer) -> str:
-    return hashlib.sha256(tokenizer.backend_tokenizer.to_str().encode("utf-8")).hexdigest()
 
 
 def train_static_embeddings(
@@ -114,7 +111,7 @@ def train_static_embeddings(
         "chars": sum(map(len, sentences)),
         "sentences": len(sentences),
         "tokenizer": str(tokenizer_path),
-        "tokenizer_sha256": _tokenizer_sha256(tokenizer),
+        "tokenizer_sha256": tokenizer_sha256(tokenizer),
         "word2vec": {"window": window, "min_count": min_count, "epochs": epochs, "seed": seed, "sg": 0},
         "seconds_reading": round(read, 1),
     }
@@ -185,7 +182,7 @@ def seed_word_features(model, tokenizer, folder: str | Path) -> dict:
     if wf.bigram_dim:
         from .heads.word_features import bigram_rows
 
-        if manifest.get("tokenizer_sha256") != _tokenizer_sha256(tokenizer):
+        if manifest.get("tokenizer_sha256") != tokenizer_sha256(tokenizer):
             raise ValueError(
                 f"{folder}: its bigram vectors are over another tokenizer's ids ({manifest.get('tokenizer')}); "
                 "train them with this model's tokenizer (zhbert static-embeddings --tokenizer MODEL)"
