@@ -4,6 +4,8 @@
 # line, "NAME RECIPE ARGS...", longest first; each run writes OUTDIR/NAME/ (metrics.json, model/
 # unless --no_save_model) and OUTDIR/NAME.log.
 #   ZHBERT_SHARED=/path/to/shared bash bench/recipe_rows_gpu.sh bench/gpu_jobs/rows.txt OUTDIR [PARALLEL]
+# With DEADLINE set (seconds since the epoch), a run still going then is stopped (rc=124), so a
+# caller with a fixed budget keeps time for what comes after.
 set -uo pipefail
 JOBS=$1; OUTDIR=$2; PARALLEL=${3:-4}
 export PY=${PYTHON:-python3} OUTDIR OMP_NUM_THREADS=${OMP_NUM_THREADS:-3}
@@ -12,7 +14,9 @@ mkdir -p "$OUTDIR"
 one() {  # one() NAME RECIPE ARGS...: run it, print name, exit status and wall time
   local name=$1; shift
   local start=$SECONDS
-  $PY recipes/"$@" --output_dir "$OUTDIR/$name" > "$OUTDIR/$name.log" 2>&1
+  local limit=()
+  [ -n "${DEADLINE:-}" ] && limit=(timeout $(( DEADLINE - $(date +%s) )))
+  "${limit[@]}" $PY recipes/"$@" --output_dir "$OUTDIR/$name" > "$OUTDIR/$name.log" 2>&1
   echo "$name rc=$? $((SECONDS - start))s"
 }
 export -f one
