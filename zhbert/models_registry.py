@@ -26,12 +26,14 @@ BUNDLED = {
     ),
     "cws": (
         "cws",
-        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon_dim 32 --epochs 2 --learning_rate 2e-4 "
-        "--output_dir runs/cws-mix-lex; zhbert export runs/cws-mix-lex/model zhbert/pretrained/cws",
+        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon_dim 32 --batch_size 64 --epochs 4 "
+        "--learning_rate 5e-4 --score_on dev --output_dir runs/cws-lex-b64-e4; zhbert export runs/cws-lex-b64-e4/model "
+        "zhbert/pretrained/cws (chosen on the dev split among the candidates of bench/gpu_jobs/word_features.txt, "
+        "trained on one GPU with bench/word_features_gpu.sh)",
     ),
     "cws-fast": (
         "cws-fast",
-        "a 2 x 128 student of cws (bench/LOG.md, 'A fast segmenter distilled from cws'): "
+        "a 2 x 128 student of an earlier cws, before word features (bench/LOG.md, 'A fast segmenter distilled from cws'): "
         "python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000; "
         "zhbert small-encoder --teacher cws --layers 2 --hidden 128 --output runs/student-2x128; "
         "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra_train runs/silver/cws.txt "
@@ -54,8 +56,9 @@ BUNDLED = {
     ),
     "ner": (
         "ner",
-        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon_dim 32 --crf --epochs 3 --learning_rate 5e-4 "
-        "--output_dir runs/ner-msra-lex; zhbert export runs/ner-msra-lex/model zhbert/pretrained/ner",
+        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon_dim 32 --crf --batch_size 64 --epochs 4 "
+        "--learning_rate 5e-4 --score_on dev --output_dir runs/ner-lexcrf-b64-e4; zhbert export runs/ner-lexcrf-b64-e4/model "
+        "zhbert/pretrained/ner (chosen on the dev split, as cws)",
     ),
     "matching": (
         "matching",
