@@ -54,6 +54,28 @@ def test_bad_dictionary_lines_name_file_and_line(tmp_path, content, line, proble
     assert str(e.value).startswith(f"{p}:{line}: ") and problem in str(e.value)
 
 
+@pytest.mark.parametrize("ending", ["", "\n", "\r\n"])
+def test_the_one_pass_reader_reads_as_the_line_reader(tmp_path, ending):
+    """A decodable file is read in one pass (``_read_text``); an undecodable one line by line
+    (``_read_lines``, which names the byte). Both give the same entries, counts and errors."""
+    from zhbert.dictionary import _read_lines, _read_text
+
+    text = "\ufeff区块链 5 nz\r\n\n马化腾\tPER\n区块链\n  \u3000\n5G网络 12\n北京 3 ns\n北京\n#热搜#" + ending
+    p = _write(tmp_path, text.encode("utf-8"))
+    fast, slow = _read_text(p, text), _read_lines(p)
+    assert fast.entries == slow.entries and len(fast) == 5
+    assert (fast.duplicates, fast.blank_lines) == (slow.duplicates, slow.blank_lines) == (2, 2)
+    # a line over the byte limit is reported with its size in bytes, newline included, by both
+    long = "北京\n" + "长" * 250 + ending
+    q = _write(tmp_path, long.encode("utf-8"), "long.dict")
+    errors = []
+    for read in (lambda: _read_text(q, long), lambda: _read_lines(q)):
+        with pytest.raises(DataFormatError) as e:
+            read()
+        errors.append(str(e.value))
+    assert errors[0] == errors[1] and f"{q}:2: line of {750 + len(ending.encode()):,} bytes" in errors[0]
+
+
 def test_dictionary_path_errors(tmp_path):
     with pytest.raises(FileNotFoundError, match="missing.dict"):
         read_dictionary(tmp_path / "missing.dict")
@@ -126,16 +148,16 @@ def test_forced_words_never_cut_batch_and_single(pd_sentences):
 
 
 def test_forced_words_change_the_cut_and_predictors_stay_apart():
-    text = "这家公司研发的石墨烯电池获得了碳中和认证。"
-    plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["石墨烯", "烯电"])
+    text = "这家公司研发的量子计算机芯片获得了碳中和认证。"
+    plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["量子计算机", "机芯"])
     before = [w.text for w in plain(text)]
-    assert "石墨烯" not in before and "碳中和" not in before  # 石墨 / 烯, 碳 / 中 / 和
+    assert "量子计算机" not in before and "碳中和" not in before  # 量子 / 计算机, 碳 / 中 / 和
     after = [w.text for w in forced(text)]
-    assert "石墨烯" in after and "烯电" not in after  # longest first: 烯电 overlaps 石墨烯
+    assert "量子计算机" in after and "机芯" not in after  # longest first: 机芯 overlaps 量子计算机
     assert [w.text for w in plain(text)] == before  # the other predictor is untouched
     other = zhbert.load("cws", user_dict=["碳中和"])
     assert "碳中和" in [w.text for w in other(text)]
-    assert [s[:2] for s in other.forced.spans(text)] == [(15, 18)] and [s[:2] for s in forced.forced.spans(text)] == [(7, 10)]
+    assert [s[:2] for s in other.forced.spans(text)] == [(17, 20)] and [s[:2] for s in forced.forced.spans(text)] == [(7, 12)]
     assert [w.text for w in forced(text)] == after and "碳中和" not in after
 
 

@@ -29,7 +29,7 @@ import functools
 import torch
 
 from ..crf import FORBIDDEN
-from ..dictionary import Dictionary
+from ..dictionary import Dictionary, gc_paused
 from ..tags import SCHEMES, parse_tag
 
 __all__ = ["DICT_MODES", "ForcedWords", "constrained_decode"]
@@ -63,6 +63,14 @@ class ForcedWords:
         self._index = {l: i for i, l in enumerate(self.labels)}
         types = sorted({parse_tag(l, scheme)[1] for l in self.labels if l != "O"} - {None})
         self._automaton = ahocorasick.Automaton()
+        with gc_paused():
+            self._add_words(dictionary, types)
+        self.size = len(dictionary)
+        if self.size:
+            self._automaton.make_automaton()
+        self.units = units if units is not None and units.kinds and not self.typed else None
+
+    def _add_words(self, dictionary: Dictionary, types: list[str]) -> None:
         for e in dictionary:
             tag = None
             if self.typed:
@@ -76,10 +84,6 @@ class ForcedWords:
                     raise ValueError(f"{where}: type {e.tag!r} of {e.word!r} is not one of this model's types: {', '.join(types)}")
                 tag = e.tag
             self._automaton.add_word(fold_traditional(e.word), (len(e.word), tag))
-        self.size = len(dictionary)
-        if self.size:
-            self._automaton.make_automaton()
-        self.units = units if units is not None and units.kinds and not self.typed else None
 
     def __bool__(self) -> bool:
         return bool(self.size or self.units)
