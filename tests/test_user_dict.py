@@ -58,8 +58,12 @@ def test_bad_dictionary_lines_name_file_and_line(tmp_path, content, line, proble
 def test_the_one_pass_reader_reads_as_the_line_reader(tmp_path, ending):
     """A decodable file is read in one pass (``_read_text``); an undecodable one line by line
     (``_read_lines``, which names the byte). Both give the same entries, counts and errors."""
-    from zhbert.dictionary import _read_lines, _read_text
+    from zhbert.dictionary import _clean_file, _read_lines, _read_text
 
+    clean = "\ufeff区块链 5 nz\r\n马化腾\r\n5G网络 12\r\n北京 3 ns\r\nCOVID-19 3 nz\r\n#热搜#" + ending  # one regex pass reads it
+    p = _write(tmp_path, clean.encode("utf-8"), "clean.dict")
+    assert _clean_file(p, clean[1:]) is not None and _clean_file(p, clean[1:] + "\n马化腾") is None  # a repeat: line by line
+    assert _read_text(p, clean).entries == _read_lines(p).entries and len(_read_lines(p)) == 6
     text = "\ufeff区块链 5 nz\r\n\n马化腾\tPER\n区块链\n  \u3000\n5G网络 12\n北京 3 ns\n北京\n#热搜#" + ending
     p = _write(tmp_path, text.encode("utf-8"))
     fast, slow = _read_text(p, text), _read_lines(p)
