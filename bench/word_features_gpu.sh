@@ -9,6 +9,7 @@
 # 3. the best candidate of each task by its dev score is exported in fp16 (as bundled) and its
 #    weights split into 15 MB parts for the GPU machine's file limit; logs and scores go in runs.tgz.
 # Back on the CPU machine: cat PARTS > model.safetensors beside the tgz's export folder.
+# What the GPU machine needs besides the repository (wheels, jieba, datasets): bench/gpu_carry.sh.
 set -uo pipefail
 JOBS=$1; WORK=$2; BUDGET=${3:-575}; PARALLEL=${4:-7}; RET=${5:-$WORK/return}
 START=$(date +%s); PY=${PYTHON:-python3}
