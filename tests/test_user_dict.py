@@ -56,28 +56,26 @@ def test_bad_dictionary_lines_name_file_and_line(tmp_path, content, line, proble
 
 @pytest.mark.parametrize("ending", ["", "\n", "\r\n"])
 def test_the_one_pass_reader_reads_as_the_line_reader(tmp_path, ending):
-    """A decodable file is read in one pass (``_read_text``); an undecodable one line by line
-    (``_read_lines``, which names the byte). Both give the same entries, counts and errors."""
-    from zhbert.dictionary import _clean_file, _read_lines, _read_text
+    """A clean file is read in one regex pass (``_clean_file``); any other file line by line
+    (``_read_lines``). Both give the same entries, counts and errors."""
+    from zhbert.dictionary import _clean_file, _read_lines
 
     clean = "\ufeff区块链 5 nz\r\n马化腾\r\n5G网络 12\r\n北京 3 ns\r\nCOVID-19 3 nz\r\n#热搜#" + ending  # one regex pass reads it
     p = _write(tmp_path, clean.encode("utf-8"), "clean.dict")
     assert _clean_file(p, clean[1:]) is not None and _clean_file(p, clean[1:] + "\n马化腾") is None  # a repeat: line by line
-    assert _read_text(p, clean).entries == _read_lines(p).entries and len(_read_lines(p)) == 6
+    assert _clean_file(p, clean[1:]).entries == _read_lines(p).entries == read_dictionary(p).entries
+    assert len(_read_lines(p)) == 6
     text = "\ufeff区块链 5 nz\r\n\n马化腾\tPER\n区块链\n  \u3000\n5G网络 12\n北京 3 ns\n北京\n#热搜#" + ending
     p = _write(tmp_path, text.encode("utf-8"))
-    fast, slow = _read_text(p, text), _read_lines(p)
-    assert fast.entries == slow.entries and len(fast) == 5
-    assert (fast.duplicates, fast.blank_lines) == (slow.duplicates, slow.blank_lines) == (2, 2)
-    # a line over the byte limit is reported with its size in bytes, newline included, by both
+    assert _clean_file(p, text[1:]) is None  # a tab, blank lines, repeats
+    d = read_dictionary(p)
+    assert d.entries == _read_lines(p).entries and len(d) == 5 and (d.duplicates, d.blank_lines) == (2, 2)
+    # a line over the byte limit is no clean file: the line reader gives its size in bytes, newline included
     long = "北京\n" + "长" * 250 + ending
     q = _write(tmp_path, long.encode("utf-8"), "long.dict")
-    errors = []
-    for read in (lambda: _read_text(q, long), lambda: _read_lines(q)):
-        with pytest.raises(DataFormatError) as e:
-            read()
-        errors.append(str(e.value))
-    assert errors[0] == errors[1] and f"{q}:2: line of {750 + len(ending.encode()):,} bytes" in errors[0]
+    assert _clean_file(q, long) is None
+    with pytest.raises(DataFormatError, match=f"long.dict:2: line of {750 + len(ending.encode()):,} bytes"):
+        read_dictionary(q)
 
 
 def test_dictionary_path_errors(tmp_path):

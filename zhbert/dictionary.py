@@ -59,7 +59,7 @@ def _bad_char_class(also_allowed: str = "") -> re.Pattern:
 
 
 _BAD_CHAR = None
-_BAD_CHAR_IN_TEXT = None  # the same, line ends allowed: one search over a whole file
+_BAD_CHAR_IN_TEXT = None  # the same, line ends allowed: one search over a whole file (_clean_file)
 
 
 @contextlib.contextmanager
@@ -198,59 +198,24 @@ def _read_file(path: Path) -> Dictionary:
     size = path.stat().st_size
     if size > MAX_DICTIONARY_BYTES:
         raise DataFormatError(str(path), None, f"{size:,} bytes: over the {MAX_DICTIONARY_BYTES:,}-byte limit for a dictionary")
-    data = path.read_bytes()  # at most MAX_DICTIONARY_BYTES; decoded in one call, not line by line
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        text = None  # the line-by-line reader names the line and the byte
+    data = path.read_bytes()  # at most MAX_DICTIONARY_BYTES
     with gc_paused():
-        return _read_text(path, text) if text is not None else _read_lines(path)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None  # read line by line, which names the line and the byte
+        clean = _clean_file(path, text.removeprefix("\ufeff")) if text is not None else None  # a BOM is no part of a word
+        return clean if clean is not None else _read_lines(path)
 
 
 _MAX_LINE_BYTES = 4 * MAX_WORD_CHARS + 200
-
-
-def _read_text(path: Path, text: str) -> Dictionary:
-    """The entries of a decoded file: the same checks as :func:`_read_lines`, the common line
-    (``word [FREQ] [TAG]``, no tab) taken in one regex match without further calls."""
-    global _BAD_CHAR
-    if _BAD_CHAR is None:
-        _BAD_CHAR = _bad_char_class()
-    clean = _clean_file(path, text[1:] if text.startswith("\ufeff") else text)  # a BOM is no part of the first word
-    if clean is not None:
-        return clean
-    out = Dictionary(str(path))
-    entries, simple, bad = out.entries, _SIMPLE_LINE.fullmatch, _BAD_CHAR.search
-    lines = text.split("\n")  # a file's lines end at \n only, as reading it by lines does
-    if lines[-1] == "":
-        lines.pop()  # the final newline ends the last line; it does not start another
-    last = len(lines)
-    for n, line in enumerate(lines, start=1):
-        if len(line) * 4 + 1 > _MAX_LINE_BYTES:  # UTF-8 is at most 4 bytes a character: only then count them
-            size = len(line.encode("utf-8")) + (n < last or text.endswith("\n"))  # with its newline, as read by lines
-            if size > _MAX_LINE_BYTES:
-                raise DataFormatError(str(path), n, f"line of {size:,} bytes: a dictionary line is a word and at most two columns")
-        if n == 1 and line.startswith("\ufeff"):
-            line = line[1:]  # a BOM, as Windows editors write: not part of the first word
-        line = line.rstrip("\r")
-        m = simple(line)
-        if m:
-            word, freq, tag = m.groups()
-            if len(word) <= MAX_WORD_CHARS and word not in entries and not bad(word):
-                entries[word] = DictEntry(word, int(freq) if freq else None, tag, n)
-                continue
-        if not line.strip():
-            out.blank_lines += 1
-            continue
-        _add(out, line, n, lambda n, p: DataFormatError(str(path), n, p))
-    return out
 
 
 def _clean_file(path: Path, text: str) -> Dictionary | None:
     """The entries of a file whose every line is ``word [FREQ] [TAG]`` (no tab, no blank line),
     whose words are short enough, hold no control character and never repeat: found by one regex
     pass over the whole text (a 1 M-entry file in under a second). None for any other file, which
-    :func:`_read_text` then reads line by line."""
+    :func:`_read_lines` then reads with every check and names the line of a problem."""
     global _BAD_CHAR_IN_TEXT
     if _BAD_CHAR_IN_TEXT is None:
         _BAD_CHAR_IN_TEXT = _bad_char_class("\r\n")
