@@ -438,3 +438,11 @@ def test_study_words_end_to_end(tiny_encoder, tmp_path, pd_sentences):
     mtime = (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime
     assert CliRunner().invoke(app, argv).exit_code == 0
     assert (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime == mtime
+    # --conditions keeps the named ones in the study's order, from the finished runs
+    res = CliRunner().invoke(app, argv + ["--conditions", "both,neither"])
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "words.json").read_text(encoding="utf-8"))["rows"]
+    assert [r["condition"] for r in rows] == ["neither", "both"]
+    assert (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime == mtime
+    res = CliRunner().invoke(app, argv + ["--conditions", "neither,lexicon-only"])
+    assert res.exit_code != 0 and "--conditions: lexicon-only is not one of neither, lexicon, bigrams" in res.output

@@ -55,6 +55,29 @@ def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path,
     assert [p.tags for p in predict_tags(model.eval(), tokenizer, texts)] == [p.tags for p in predict_tags(loaded, tokenizer, texts)]
 
 
+def test_a_task_folder_starts_another_task(tiny_encoder, tokenizer, tmp_path):
+    """Intermediate-task transfer (`--encoder ner` for Weibo NER): the encoder and the word-feature
+    tables of a trained task model carry over bit for bit; its output layer and CRF start anew,
+    whether the new labels differ in number or only in meaning."""
+    torch.manual_seed(0)
+    first = new_head(tiny_encoder, _head(crf=True))
+    with torch.no_grad():
+        for p in first.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_head(first, tokenizer, tmp_path / "first")
+    old = first.state_dict()
+    typed = ["O", "B-PER", "I-PER"]
+    for labels, scheme in ((typed, "BIO"), (["S", "E", "M", "B"], "BMES-untyped")):
+        head = HeadConfig(kind="token", labels=labels, scheme=scheme, crf=True, lexicon="jieba", lexicon_dim=8)
+        second = new_head(tmp_path / "first", head)
+        new = second.state_dict()
+        kept = [k for k in new if k.startswith(("bert.encoder.", "bert.embeddings.", "word_features."))]
+        assert kept and all(torch.equal(new[k], old[k]) for k in kept)
+        assert second.head.labels == labels and not second.crf.transitions.detach().any()
+        assert not torch.equal(new["classifier.bias"], old["classifier.bias"][: len(labels)])
+        assert not new["classifier.bias"].any()
+
+
 def test_a_different_dictionary_is_refused_by_name(tiny_encoder, tokenizer, tmp_path):
     save_head(new_head(tiny_encoder, _head()), tokenizer, tmp_path / "m")
     cfg = tmp_path / "m" / "config.json"

@@ -681,6 +681,12 @@ def study_words(
     static_embeddings: Optional[str] = typer.Option(
         None, "--static-embeddings", help="a `zhbert static-embeddings` folder: adds the fine-tuning features started from word2vec"
     ),
+    only: Optional[str] = typer.Option(
+        None,
+        "--conditions",
+        help="run only these, comma-separated: neither, lexicon, bigrams, fine-tuning, word2vec-start, pretraining, both "
+        "(default: every one the options allow)",
+    ),
     max_train_samples: Optional[int] = typer.Option(None),
     max_eval_samples: Optional[int] = typer.Option(None),
     epochs: Optional[float] = typer.Option(None),
@@ -696,10 +702,11 @@ def study_words(
     try:
         options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
         recipe_args = {**options, "learning_rate": learning_rate}
-        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, recipe_args, static_embeddings)
+        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, recipe_args, static_embeddings, only)
     except (ZhbertError, FileNotFoundError, ValueError) as e:
         _fail(str(e))
     meta = {"encoder": encoder, "wwm_encoder": wwm_encoder, "static_embeddings": static_embeddings, "tasks": tasks, "seeds": seeds}
+    meta["conditions"] = only
     meta["wall_seconds"] = time.perf_counter() - start
     files = write_words_report(rows, output, {**meta, "argv": sys.argv[1:]})
     typer.echo(files["table"].read_text(encoding="utf-8"))

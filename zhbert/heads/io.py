@@ -30,13 +30,26 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
 
     path = _check_folder(encoder)
     config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+    # A zhbert task folder (e.g. the bundled `ner`) may start another task: intermediate-task
+    # transfer. Its layers of the same shape carry over (encoder, fusion, word-feature tables).
+    from_task = getattr(config, "zhbert_head", None) is not None
     config.zhbert_head = head.to_dict()
     model, info = ZhBertForTask.from_pretrained(
-        str(path), config=config, local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
+        str(path),
+        config=config,
+        local_files_only=True,
+        trust_remote_code=False,
+        output_loading_info=True,
+        dtype=torch.float32,
+        ignore_mismatched_sizes=from_task,
     )
     encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
+    mismatched = [k[0] if isinstance(k, tuple) else k for k in info.get("mismatched_keys", [])]  # (name, shapes) in some versions
+    encoder_missing += [k for k in mismatched if k.startswith("bert.")]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
+    if from_task:
+        _restart_output_layers(model)
     if head.mode == "frozen":
         model.freeze_encoder()
     if head.lexicon:
@@ -48,6 +61,18 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
         model.config.zhbert_head = model.head.to_dict()
         attach_lexicon(model, load_tokenizer(path), path)
     return model
+
+
+def _restart_output_layers(model: ZhBertForTask) -> None:
+    """The output layer and CRF of a task model started from another task's folder begin anew:
+    the same number of labels does not mean the same labels (MSRA's B-LOC is not People's
+    Daily's B-LOC in another order). Drawn as a fresh head draws them."""
+    std = model.config.initializer_range
+    torch.nn.init.normal_(model.classifier.weight, std=std)
+    torch.nn.init.zeros_(model.classifier.bias)
+    if model.crf is not None:
+        for p in (model.crf.transitions, model.crf.start, model.crf.end):
+            torch.nn.init.zeros_(p)
 
 
 def attach_lexicon(model: ZhBertForTask, tokenizer, folder: str | Path | None = None) -> ZhBertForTask:
