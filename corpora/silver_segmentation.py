@@ -9,6 +9,9 @@ of any dataset is skipped (the same rule as ``corpora/build_corpus.py``), so a s
 on this file is never scored on text its teacher labelled.
 
     python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000
+    # self-training for one domain: only the Weibo posts, segmented by a model trained on Weibo gold
+    python corpora/silver_segmentation.py --teacher runs/weibo-teacher/model --source weibo_senti_sample \
+        --output runs/silver/weibo.txt --chars 150000
 """
 
 from __future__ import annotations
@@ -30,7 +33,11 @@ def main() -> None:
     ap.add_argument("--min-chars", type=int, default=6)
     ap.add_argument("--max-chars", type=int, default=120)
     ap.add_argument("--batch-size", type=int, default=256, help="sentences per teacher call")
+    ap.add_argument(
+        "--source", action="append", choices=list(SHARES), help="only these corpus sources (repeatable), sharing --chars equally"
+    )
     args = ap.parse_args()
+    shares = {s: 1 / len(args.source) for s in args.source} if args.source else SHARES
 
     import zhbert
 
@@ -40,7 +47,7 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     start, written = time.perf_counter(), 0
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
-        for source, share in SHARES.items():
+        for source, share in shares.items():
             batch: list[str] = []
             for s in [*source_sentences(source, int(share * args.chars), keys, args.min_chars, args.max_chars), None]:
                 if s is not None:
