@@ -7,7 +7,7 @@
 # scored on the NLPCC-2016 dev file (the recipe's test: the test file has no gold). Keep
 # self-training only if the student gains >= 0.3 F1 there.
 #
-#   bash bench/self_training.sh [SEEDS...]      # default: 1; about 15 min per seed on 2 cores
+#   bash bench/self_training.sh [SEEDS...]      # default: 1; about 12 min per seed on one CPU thread
 set -euo pipefail
 OUT=runs/self-training
 SEEDS=("${@:-1}")
