@@ -79,6 +79,29 @@ def test_seeding_sets_each_row_to_the_count_weighted_mean_of_its_items(vectors, 
     assert 0 < report["lexicon"]["rows"] <= 512 and report["lexicon"]["items"] <= len(kv)
 
 
+def test_tables_trained_in_a_task_folder_are_kept_and_new_ones_seeded(vectors, tiny_encoder, tokenizer, tmp_path):
+    """`--encoder ner --bigram_dim 6 --static_embeddings ...`: the lexicon table the `ner` folder
+    trained carries over untouched; only the bigram table, new in this head, starts from word2vec."""
+    from zhbert.heads import save_head
+
+    out, _ = vectors
+    torch.manual_seed(0)
+    first = new_head(tiny_encoder, _head(lexicon="jieba", lexicon_dim=8, lexicon_buckets=512))
+    with torch.no_grad():
+        first.word_features.word_embeddings.weight.add_(1.0)  # "trained": unlike any fresh draw
+    save_head(first, tokenizer, tmp_path / "task")
+    second = new_head(tmp_path / "task", _head(lexicon="jieba", lexicon_dim=8, lexicon_buckets=512, bigram_dim=6, bigram_buckets=1024))
+    assert second.carried_word_tables == ("word_embeddings",)
+    bigrams = second.word_features.bigram_embeddings.weight.detach().clone()
+    report = seed_word_features(second, tokenizer, out)
+    assert report["lexicon"] == "kept: trained in the --encoder task folder" and report["bigrams"]["rows"] > 0
+    assert torch.equal(second.word_features.word_embeddings.weight, first.word_features.word_embeddings.weight)
+    assert not torch.equal(second.word_features.bigram_embeddings.weight, bigrams)
+    # from a plain encoder nothing is carried: both tables are seeded
+    fresh = new_head(tiny_encoder, _head(lexicon="jieba", lexicon_dim=8, lexicon_buckets=512))
+    assert fresh.carried_word_tables == () and seed_word_features(fresh, tokenizer, out)["lexicon"]["rows"] > 0
+
+
 def test_seeding_errors_name_the_folder_and_the_problem(vectors, tiny_encoder, tokenizer, tmp_path):
     out, _ = vectors
     with pytest.raises(ValueError, match=r"word vectors have 8 dimensions, the head's table 16"):

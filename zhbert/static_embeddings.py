@@ -158,7 +158,10 @@ def _seed(table: torch.nn.Embedding, rows: np.ndarray, vectors: np.ndarray, coun
 def seed_word_features(model, tokenizer, folder: str | Path) -> dict:
     """Seed ``model``'s lexicon and bigram tables (those it has) from a static-embeddings folder.
 
-    Returns, per table, how many rows were seeded from how many corpus items."""
+    A table the head carried over from a trained task folder (``--encoder ner``) is kept as
+    trained: its vectors already learnt the task's words, the word2vec ones would undo that.
+
+    Returns, per table, how many rows were seeded from how many corpus items (or that it was kept)."""
     folder = Path(folder)
     wf = model.word_features
     if wf is None:
@@ -168,7 +171,11 @@ def seed_word_features(model, tokenizer, folder: str | Path) -> dict:
         raise FileNotFoundError(f"{manifest_path}: missing (make the folder with `zhbert static-embeddings`)")
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     report = {}
-    if wf.lexicon_dim:
+    carried = getattr(model, "carried_word_tables", ())
+    kept = "kept: trained in the --encoder task folder"
+    if wf.lexicon_dim and "word_embeddings" in carried:
+        report["lexicon"] = kept
+    elif wf.lexicon_dim:
         from .lexicon import word_token_ids
 
         kv = _read(folder, "words")
@@ -179,7 +186,9 @@ def seed_word_features(model, tokenizer, folder: str | Path) -> dict:
         rows = np.array([r for _, r in found], dtype=np.int64)
         counts = np.array([kv.get_vecattr(words[k], "count") for k in keep], dtype=np.float64)
         report["lexicon"] = _seed(wf.word_embeddings, rows, kv.vectors[keep], counts, "word", folder)
-    if wf.bigram_dim:
+    if wf.bigram_dim and "bigram_embeddings" in carried:
+        report["bigrams"] = kept
+    elif wf.bigram_dim:
         from .heads.word_features import bigram_rows
 
         if manifest.get("tokenizer_sha256") != tokenizer_sha256(tokenizer):
