@@ -54,8 +54,11 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
     # overwrite them (`seed_word_features` seeds only the tables that start here).
     not_loaded = set(info.get("missing_keys", [])) | set(mismatched)
     model.carried_word_tables = tuple(
-        name for name in ("word_embeddings", "bigram_embeddings")
-        if from_task and model.word_features is not None and hasattr(model.word_features, name)
+        name
+        for name in ("word_embeddings", "bigram_embeddings")
+        if from_task
+        and model.word_features is not None
+        and hasattr(model.word_features, name)
         and f"word_features.{name}.weight" not in not_loaded
     )
     if head.mode == "frozen":
