@@ -246,6 +246,27 @@ def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_
     assert float(model(**batch).loss.detach()) < before
 
 
+def test_keep_best_epoch_ends_on_the_best_scoring_epochs_weights(tiny_encoder, tokenizer, weibo_examples, tmp_path):
+    """`--best_epoch_on_dev`: the weights after training are the best epoch's, not the last's."""
+    from zhbert.training.finetune import FinetuneConfig, KeepBestEpoch, fine_tune
+
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["sequence"], window=64))
+    snapshots, scripted = [], iter([0.4, 0.9, 0.9, 0.2])  # epoch 2 is best; the tie at 3 keeps 2
+
+    def score():
+        assert not model.training  # scored in eval mode (no dropout)
+        snapshots.append({k: v.clone() for k, v in model.state_dict().items()})
+        return next(scripted)
+
+    keep = KeepBestEpoch(model, score)
+    rows = weibo_examples[:16]  # 2 steps an epoch at batch size 8
+    fine_tune(model, tokenizer, rows, FinetuneConfig(output=str(tmp_path), epochs=4, batch_size=8, learning_rate=1e-3, warmup=0.0), keep)
+    assert keep.scores == [0.4, 0.9, 0.9, 0.2] and keep.best_epoch == 2
+    final = model.state_dict()
+    assert all(torch.equal(final[k], snapshots[1][k]) for k in final)
+    assert not all(torch.equal(final[k], snapshots[3][k]) for k in final)  # the last epoch did move the weights
+
+
 def test_frozen_feature_cache_skips_the_encoder(tiny_encoder, tokenizer, ner_examples):
     head = HeadConfig(**HEADS["token-crf"], mode="frozen", representation="scalar-mix", window=64)
     model = new_head(tiny_encoder, head)

@@ -239,6 +239,32 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
         load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")
 
 
+def test_best_epoch_on_dev_refuses_to_choose_on_the_split_it_scores(tiny_encoder):
+    """The epoch is chosen on dev; scoring that epoch on dev again would flatter it."""
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import dev_scorer, load_splits
+    from zhbert.recipes.ner import evaluate
+
+    for args in (
+        RecipeArguments(dataset="resume", score_on="dev", best_epoch_on_dev=True),
+        RecipeArguments(dataset="cluener", best_epoch_on_dev=True),
+    ):
+        with pytest.raises(ValueError, match="--best_epoch_on_dev chooses the epoch on the dev split.*optimistic"):
+            dev_scorer(args, load_splits(args, "ner"), None, None, evaluate)
+
+
+def test_best_epoch_on_dev_scores_every_epoch_with_the_recipes_scorer(tiny_encoder, tmp_path):
+    r, m = _recipe(
+        "ner", tiny_encoder, tmp_path / "ner", "--dataset", "resume", "--crf", "--epochs", "3", "--max_steps", "12", "--best_epoch_on_dev"
+    )
+    note = m["notes"][-1]
+    assert note.startswith("epoch chosen on dev (--best_epoch_on_dev): ") and " of 3; dev score per epoch: " in note
+    per_epoch = [float(x) for x in note.rsplit(": ", 1)[1].split(", ")]
+    chosen = int(note.split(": ")[1].split(" of ")[0])
+    assert len(per_epoch) == 3 and per_epoch[chosen - 1] == max(per_epoch)
+    assert m["scored_on"] == "test" and m["arguments"]["best_epoch_on_dev"] is True
+
+
 def test_matching_refuses_pairs_longer_than_its_window_before_training(tiny_encoder, tmp_path):
     """Real AFQMC pairs that do not fit a 32-token cross-encoder window are counted per split
     and refused up front (no checkpoint written); --truncate trains on the same data."""

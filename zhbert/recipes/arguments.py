@@ -76,6 +76,13 @@ class RecipeArguments:
         default="test",
         metadata={"help": "the split scored: test, or dev (to choose settings such as a learning rate without looking at test)"},
     )
+    best_epoch_on_dev: bool = field(
+        default=False,
+        metadata={
+            "help": "score the dev split after every epoch (the recipe's own decoding and scorer) and end on the best "
+            "epoch's weights, not the last; the epochs' dev scores go into metrics.json's notes"
+        },
+    )
     output_dir: str = field(
         default="runs/recipe", metadata={"help": "folder for model/ and metrics.json (also --output)", "aliases": ["--output", "-o"]}
     )

@@ -26,6 +26,8 @@ logger = logging.getLogger("zhbert")
 __all__ = [
     "load_splits",
     "fit",
+    "dev_scorer",
+    "headline_value",
     "head_config",
     "finetune_config",
     "prepare_model",
@@ -81,16 +83,56 @@ def _with_extra_train(path: str, task: str, train: list[dict], data):
     return train + rows, replace(data, notes=[*data.notes, note], train_words=data.train_words | {w for r in rows for w in r["words"]})
 
 
-def fit(args: RecipeArguments, model: ZhBertForTask, tokenizer, examples) -> None:
-    """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model."""
-    if not args.evaluate_only:
-        from ..training.finetune import fine_tune
-        from ..training.lock import output_lock
+def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, evaluate=None):
+    """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model; returns ``data``,
+    with a note of the chosen epoch when ``--best_epoch_on_dev`` scored each epoch on dev with the
+    recipe's ``evaluate``."""
+    if args.evaluate_only:
+        return data
+    from ..training.finetune import KeepBestEpoch, fine_tune
+    from ..training.lock import output_lock
 
-        with output_lock(args.output_dir):  # one training run per output folder
-            train = examples()
-            check_unk_share(train, tokenizer, args.max_unk_rate)
-            fine_tune(model, tokenizer, train, finetune_config(args))
+    keep_best = KeepBestEpoch(model, dev_scorer(args, data, model, tokenizer, evaluate)) if args.best_epoch_on_dev else None
+    with output_lock(args.output_dir):  # one training run per output folder
+        train = examples()
+        check_unk_share(train, tokenizer, args.max_unk_rate)
+        fine_tune(model, tokenizer, train, finetune_config(args), keep_best)
+    if not keep_best or not keep_best.scores:
+        return data
+    per_epoch = ", ".join(f"{100 * v:.2f}" for v in keep_best.scores)
+    note = f"epoch chosen on dev (--best_epoch_on_dev): {keep_best.best_epoch} of {len(keep_best.scores)}; dev score per epoch: {per_epoch}"
+    logger.info(note)
+    return replace(data, notes=[*data.notes, note])
+
+
+def dev_scorer(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, evaluate):
+    """The recipe's headline score of ``model`` on the dev split, as a function of no arguments.
+    Refuses when the split scored at the end is that dev split: the chosen epoch would be scored
+    on the very sentences that chose it."""
+    if evaluate is None:
+        raise ValueError("--best_epoch_on_dev: this recipe cannot score an epoch")
+    if data.eval_split == "dev":
+        why = "--score_on dev" if args.score_on == "dev" else f"{data.name} has no labelled test split"
+        raise ValueError(
+            f"--best_epoch_on_dev chooses the epoch on the dev split, and the final score is on dev too ({why}): it would be optimistic"
+        )
+    if not data.dev:
+        raise ValueError(f"--best_epoch_on_dev: {data.name} has no dev split to choose an epoch on")
+    dev = replace(data, test=data.dev, extra_test=[], eval_split="dev")
+
+    def score() -> float:
+        metrics, headline = evaluate(args, dev, model, tokenizer)
+        return headline_value(metrics, headline)
+
+    return score
+
+
+def headline_value(metrics: dict, headline: str) -> float:
+    """``metrics["a"]["b"]`` for the headline ``"a.b"``."""
+    value = metrics
+    for key in headline.split("."):
+        value = value[key]
+    return value
 
 
 def check_unk_share(examples: list[dict], tokenizer, limit: float) -> float:
@@ -145,7 +187,7 @@ READING_OPTIONS = ("window", "stride", "window_align", "truncate")
 TRAINED_OPTIONS = (
     "mode", "representation", "crf", "bilstm_layers", "window_pool", "pair_encoding",
     "lexicon", "lexicon_dim", "bigram_dim", "bigram_buckets",
-)
+)  # fmt: skip
 
 
 def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> HeadConfig:
@@ -247,12 +289,13 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
     )
 
 
-def train_char_tagger(args: RecipeArguments, task: str):
-    """Phases 2-4 of a character-tagging recipe (cws, ner): data (one tag per character),
-    a token head on the chosen encoder, training. Returns ``data, model, tokenizer``."""
+def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
+    """Phases 2-4 of a character-tagging recipe (cws, ner, pos): data (one tag per character),
+    a token head on the chosen encoder, training (``evaluate``: the recipe's scorer, for
+    ``--best_epoch_on_dev``). Returns ``data, model, tokenizer``."""
     data = load_splits(args, task)
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
-    fit(args, model, tokenizer, lambda: char_tag_examples(tokenizer, data.train, data.labels))
+    data = fit(args, data, model, tokenizer, lambda: char_tag_examples(tokenizer, data.train, data.labels), evaluate)
     return data, model, tokenizer
 
 
@@ -290,9 +333,7 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
         "date": time.strftime("%Y-%m-%d"),
         "train_examples": len(data.train),
     }
-    value = metrics
-    for key in headline.split("."):
-        value = value[key]
+    value = headline_value(metrics, headline)
     record.update(headline=headline, score=value)  # the one number studies and tables compare
     encoder = "random init" if args.random_init else (args.evaluate_only or args.encoder)
     print(

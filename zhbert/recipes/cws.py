@@ -40,7 +40,7 @@ def jieba_baseline(texts: list[str]) -> list[list[str]]:
 def run(args: RecipeArguments) -> dict:
     """Train (or load) a segmenter and score it; returns the ``metrics.json`` record."""
     # 1-4. arguments (parsed by the caller), data (words -> BMES tags per character), BMES tagger, training
-    data, model, tokenizer = train_char_tagger(args, "cws")
+    data, model, tokenizer = train_char_tagger(args, "cws", evaluate)
 
     # 5. evaluate
     metrics, headline = evaluate(args, data, model, tokenizer)

@@ -53,7 +53,7 @@ def run(args: RecipeArguments) -> dict:
     check_pair_lengths(model, tokenizer, splits)
 
     # 4. train
-    fit(args, model, tokenizer, lambda: pair_examples(tokenizer, data.train))
+    data = fit(args, data, model, tokenizer, lambda: pair_examples(tokenizer, data.train), evaluate)
 
     # 5. evaluate
     metrics, headline = evaluate(args, data, model, tokenizer)

@@ -22,7 +22,7 @@ from .common import predict_test_spans, train_char_tagger, write_results
 def run(args: RecipeArguments) -> dict:
     """Train (or load) an entity tagger and score it; returns the ``metrics.json`` record."""
     # 1-4. arguments (parsed by the caller), data (one tag per character), token head on the encoder, training
-    data, model, tokenizer = train_char_tagger(args, "ner")
+    data, model, tokenizer = train_char_tagger(args, "ner", evaluate)
 
     # 5. evaluate
     metrics, headline = evaluate(args, data, model, tokenizer)

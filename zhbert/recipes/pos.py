@@ -27,7 +27,7 @@ JIEBA_TO_PKU = {"x": "w"}
 def run(args: RecipeArguments) -> dict:
     """Train (or load) a POS tagger and score it; returns the ``metrics.json`` record."""
     # 1-4. arguments (parsed by the caller), data (one BMES-x-POS tag per character), token head, training
-    data, model, tokenizer = train_char_tagger(args, "pos")
+    data, model, tokenizer = train_char_tagger(args, "pos", evaluate)
 
     # 5. evaluate
     metrics, headline = evaluate(args, data, model, tokenizer)

@@ -39,7 +39,9 @@ def run(args: RecipeArguments) -> dict:
     model, tokenizer = prepare_model(args, head_config(args, "sequence", data))
 
     # 4. train
-    fit(args, model, tokenizer, lambda: classification_examples(tokenizer, data.train, len(data.labels), data.multi_label))
+    data = fit(
+        args, data, model, tokenizer, lambda: classification_examples(tokenizer, data.train, len(data.labels), data.multi_label), evaluate
+    )
 
     # 5. evaluate
     metrics, headline = evaluate(args, data, model, tokenizer)

@@ -8,15 +8,19 @@ prediction. Evaluation is left to the recipes, which decode through
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
 from datasets import Dataset
-from transformers import Trainer, TrainingArguments
+from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 
-__all__ = ["FinetuneConfig", "fine_tune"]
+__all__ = ["FinetuneConfig", "KeepBestEpoch", "fine_tune"]
+
+logger = logging.getLogger("zhbert")
 
 
 @dataclass
@@ -73,7 +77,39 @@ def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) ->
     )
 
 
-def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig) -> Trainer:
+class KeepBestEpoch(TrainerCallback):
+    """Score after every epoch and keep a copy of the best weights (HF's ``load_best_model_at_end``,
+    but scored by the recipe's own decoding: windows, CRF, spans, seqeval or SIGHAN scoring, which
+    ``Trainer.evaluate`` on raw logits cannot do). The copy lives in memory: a small model's
+    weights, once, not a checkpoint per epoch on disk."""
+
+    def __init__(self, model: ZhBertForTask, score: Callable[[], float]):
+        self.model, self.score = model, score
+        self.scores: list[float] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+
+    @property
+    def best_epoch(self) -> int:
+        """1-based; 0 before any epoch ended."""
+        return max(range(len(self.scores)), key=self.scores.__getitem__) + 1 if self.scores else 0
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        self.model.eval()
+        with torch.no_grad():
+            value = float(self.score())
+        self.model.train()
+        if not self.scores or value > max(self.scores):  # ties keep the earlier epoch
+            self.best_state = {k: v.detach().clone() for k, v in self.model.state_dict().items()}
+        self.scores.append(value)
+        logger.info("epoch %d: dev score %.4f (best so far: epoch %d)", len(self.scores), value, self.best_epoch)
+
+    def restore_best(self) -> None:
+        if self.best_state is not None:
+            self.model.load_state_dict(self.best_state)
+
+
+def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, keep_best: KeepBestEpoch | None = None) -> Trainer:
+    """Train ``model`` in place; with ``keep_best``, end on the weights of its best-scoring epoch."""
     if not train:
         raise ValueError("no training examples")
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
@@ -84,7 +120,10 @@ def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneC
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
         data_collator=TaskCollator(tokenizer, model.head, window_size(model.head, model.config)),
         optimizers=(optimizer, None),
+        callbacks=[keep_best] if keep_best else None,
     )
     trainer.train()
+    if keep_best:
+        keep_best.restore_best()
     model.eval()
     return trainer
