@@ -267,6 +267,32 @@ def test_keep_best_epoch_ends_on_the_best_scoring_epochs_weights(tiny_encoder, t
     assert not all(torch.equal(final[k], snapshots[3][k]) for k in final)  # the last epoch did move the weights
 
 
+def test_average_last_epochs_ends_on_the_mean_of_the_last_epochs_weights(tiny_encoder, tokenizer, ner_examples, tmp_path):
+    from zhbert.training.finetune import AverageLastEpochs, FinetuneConfig, fine_tune
+
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64))
+    average = AverageLastEpochs(model, 3)
+    snapshots = []
+    original = average.on_epoch_end
+
+    def record(*args, **kwargs):  # what the callback saw at each epoch's end
+        snapshots.append({k: v.clone() for k, v in model.state_dict().items()})
+        return original(*args, **kwargs)
+
+    average.on_epoch_end = record
+    config = FinetuneConfig(output=str(tmp_path), epochs=4, batch_size=8, learning_rate=1e-3, warmup=0.0)
+    fine_tune(model, tokenizer, ner_examples[:16], config, average)
+    assert len(snapshots) == 4 and average.epochs == 4 and len(average.states) == 3  # epoch 1 fell out
+    final = model.state_dict()
+    crf = "crf.transitions"
+    torch.testing.assert_close(final[crf], (snapshots[1][crf] + snapshots[2][crf] + snapshots[3][crf]) / 3)
+    assert not torch.equal(final[crf], snapshots[3][crf])
+    ids = [k for k, v in final.items() if not v.is_floating_point()]  # integer buffers are copied, not averaged
+    assert all(torch.equal(final[k], snapshots[3][k]) for k in ids)
+    with pytest.raises(ValueError, match="at least 2 epochs"):
+        AverageLastEpochs(model, 1)
+
+
 def test_frozen_feature_cache_skips_the_encoder(tiny_encoder, tokenizer, ner_examples):
     head = HeadConfig(**HEADS["token-crf"], mode="frozen", representation="scalar-mix", window=64)
     model = new_head(tiny_encoder, head)

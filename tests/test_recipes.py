@@ -242,7 +242,7 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
 def test_best_epoch_on_dev_refuses_to_choose_on_the_split_it_scores(tiny_encoder):
     """The epoch is chosen on dev; scoring that epoch on dev again would flatter it."""
     from zhbert.recipes.arguments import RecipeArguments
-    from zhbert.recipes.common import dev_scorer, load_splits
+    from zhbert.recipes.common import dev_scorer, fit, load_splits
     from zhbert.recipes.ner import evaluate
 
     for args in (
@@ -251,6 +251,9 @@ def test_best_epoch_on_dev_refuses_to_choose_on_the_split_it_scores(tiny_encoder
     ):
         with pytest.raises(ValueError, match="--best_epoch_on_dev chooses the epoch on the dev split.*optimistic"):
             dev_scorer(args, load_splits(args, "ner"), None, None, evaluate)
+    both = RecipeArguments(dataset="resume", best_epoch_on_dev=True, average_last_epochs=3)
+    with pytest.raises(ValueError, match="each choose the final weights: give one"):
+        fit(both, load_splits(both, "ner"), None, None, lambda: [], evaluate)
 
 
 def test_best_epoch_on_dev_scores_every_epoch_with_the_recipes_scorer(tiny_encoder, tmp_path):

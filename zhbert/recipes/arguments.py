@@ -83,6 +83,10 @@ class RecipeArguments:
             "epoch's weights, not the last; the epochs' dev scores go into metrics.json's notes"
         },
     )
+    average_last_epochs: int = field(
+        default=0,
+        metadata={"help": "end on the mean of the weights at the ends of the last N epochs (checkpoint averaging; 0: the last weights)"},
+    )
     output_dir: str = field(
         default="runs/recipe", metadata={"help": "folder for model/ and metrics.json (also --output)", "aliases": ["--output", "-o"]}
     )

@@ -85,22 +85,33 @@ def _with_extra_train(path: str, task: str, train: list[dict], data):
 
 def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, evaluate=None):
     """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model; returns ``data``,
-    with a note of the chosen epoch when ``--best_epoch_on_dev`` scored each epoch on dev with the
-    recipe's ``evaluate``."""
+    with a note of the weights kept when ``--best_epoch_on_dev`` scored each epoch on dev with the
+    recipe's ``evaluate`` or ``--average_last_epochs`` averaged the last epochs."""
     if args.evaluate_only:
         return data
-    from ..training.finetune import KeepBestEpoch, fine_tune
+    from ..training.finetune import AverageLastEpochs, KeepBestEpoch, fine_tune
     from ..training.lock import output_lock
 
-    keep_best = KeepBestEpoch(model, dev_scorer(args, data, model, tokenizer, evaluate)) if args.best_epoch_on_dev else None
+    if args.best_epoch_on_dev and args.average_last_epochs:
+        raise ValueError("--best_epoch_on_dev and --average_last_epochs each choose the final weights: give one")
+    at_epoch_end = None
+    if args.best_epoch_on_dev:
+        at_epoch_end = KeepBestEpoch(model, dev_scorer(args, data, model, tokenizer, evaluate))
+    elif args.average_last_epochs:
+        at_epoch_end = AverageLastEpochs(model, args.average_last_epochs)
     with output_lock(args.output_dir):  # one training run per output folder
         train = examples()
         check_unk_share(train, tokenizer, args.max_unk_rate)
-        fine_tune(model, tokenizer, train, finetune_config(args), keep_best)
-    if not keep_best or not keep_best.scores:
+        fine_tune(model, tokenizer, train, finetune_config(args), at_epoch_end)
+    if isinstance(at_epoch_end, KeepBestEpoch) and at_epoch_end.scores:
+        scores = at_epoch_end.scores
+        per_epoch = ", ".join(f"{100 * v:.2f}" for v in scores)
+        note = f"epoch chosen on dev (--best_epoch_on_dev): {at_epoch_end.best_epoch} of {len(scores)}; dev score per epoch: {per_epoch}"
+    elif isinstance(at_epoch_end, AverageLastEpochs) and at_epoch_end.states:
+        n, epochs = len(at_epoch_end.states), at_epoch_end.epochs
+        note = f"weights: the mean of epochs {epochs - n + 1}-{epochs} of {epochs} (--average_last_epochs)"
+    else:
         return data
-    per_epoch = ", ".join(f"{100 * v:.2f}" for v in keep_best.scores)
-    note = f"epoch chosen on dev (--best_epoch_on_dev): {keep_best.best_epoch} of {len(keep_best.scores)}; dev score per epoch: {per_epoch}"
     logger.info(note)
     return replace(data, notes=[*data.notes, note])
 

@@ -9,6 +9,7 @@ prediction. Evaluation is left to the recipes, which decode through
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 
-__all__ = ["FinetuneConfig", "KeepBestEpoch", "fine_tune"]
+__all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune"]
 
 logger = logging.getLogger("zhbert")
 
@@ -103,13 +104,45 @@ class KeepBestEpoch(TrainerCallback):
         self.scores.append(value)
         logger.info("epoch %d: dev score %.4f (best so far: epoch %d)", len(self.scores), value, self.best_epoch)
 
-    def restore_best(self) -> None:
+    def finish(self) -> None:
+        """Put the best epoch's weights back."""
         if self.best_state is not None:
             self.model.load_state_dict(self.best_state)
 
 
-def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, keep_best: KeepBestEpoch | None = None) -> Trainer:
-    """Train ``model`` in place; with ``keep_best``, end on the weights of its best-scoring epoch."""
+class AverageLastEpochs(TrainerCallback):
+    """End on the mean of the weights at the ends of the last ``k`` epochs (checkpoint averaging,
+    as in Vaswani et al. 2017 and SWA): late epochs swing by tenths of a point on a small dev
+    split, and their mean sits between the swings. Holds ``k`` copies of the weights in memory."""
+
+    def __init__(self, model: ZhBertForTask, k: int):
+        if k < 2:
+            raise ValueError(f"averaging needs at least 2 epochs, got {k}")
+        self.model, self.k = model, k
+        self.states: deque[dict[str, torch.Tensor]] = deque(maxlen=k)
+        self.epochs = 0
+
+    def on_epoch_end(self, args, state, control, **kwargs):
+        self.states.append({k: v.detach().clone() for k, v in self.model.state_dict().items()})
+        self.epochs += 1
+
+    def finish(self) -> None:
+        """Load the mean of the kept epochs (integer buffers, such as position ids, from the last)."""
+        if not self.states:
+            return
+        last = self.states[-1]
+        mean = {
+            name: torch.stack([s[name] for s in self.states]).mean(0) if value.is_floating_point() else value
+            for name, value in last.items()
+        }
+        self.model.load_state_dict(mean)
+
+
+def fine_tune(
+    model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, at_epoch_end: KeepBestEpoch | AverageLastEpochs | None = None
+) -> Trainer:
+    """Train ``model`` in place; ``at_epoch_end`` then chooses the weights it ends on (the best
+    epoch's, or the mean of the last epochs')."""
     if not train:
         raise ValueError("no training examples")
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
@@ -120,10 +153,10 @@ def fine_tune(model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneC
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
         data_collator=TaskCollator(tokenizer, model.head, window_size(model.head, model.config)),
         optimizers=(optimizer, None),
-        callbacks=[keep_best] if keep_best else None,
+        callbacks=[at_epoch_end] if at_epoch_end else None,
     )
     trainer.train()
-    if keep_best:
-        keep_best.restore_best()
+    if at_epoch_end:
+        at_epoch_end.finish()
     model.eval()
     return trainer
