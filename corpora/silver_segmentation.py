@@ -12,6 +12,9 @@ on this file is never scored on text its teacher labelled.
     # self-training for one domain: only the Weibo posts, segmented by a model trained on Weibo gold
     python corpora/silver_segmentation.py --teacher runs/weibo-teacher/model --source weibo_senti_sample \
         --output runs/silver/weibo.txt --chars 150000
+    # only the sentences the teacher is sure of: every word's mean tag probability >= 0.9
+    python corpora/silver_segmentation.py --teacher cws --source weibo_senti_sample --min-word-score 0.9 \
+        --output runs/silver/weibo-sure.txt --chars 150000
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ def main() -> None:
     ap.add_argument("--max-chars", type=int, default=120)
     ap.add_argument("--batch-size", type=int, default=256, help="sentences per teacher call")
     ap.add_argument(
+        "--min-word-score",
+        type=float,
+        default=0.0,
+        help="skip a sentence whose least sure word (the mean probability of its tags) scores below this (0: keep all)",
+    )
+    ap.add_argument(
         "--source", action="append", choices=list(SHARES), help="only these corpus sources (repeatable), sharing --chars equally"
     )
     args = ap.parse_args()
@@ -45,7 +54,7 @@ def main() -> None:
     keys = eval_keys()
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    start, written = time.perf_counter(), 0
+    start, written, skipped = time.perf_counter(), 0, 0
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
         for source, share in shares.items():
             batch: list[str] = []
@@ -53,13 +62,26 @@ def main() -> None:
                 if s is not None:
                     batch.append(s)
                 if len(batch) == args.batch_size or (s is None and batch):
-                    for words in teacher(batch, batch_size=64):
-                        f.write(" ".join(w.text for w in words) + "\n")
-                    n = sum(map(len, batch))
-                    written += n
-                    bar.update(n)
+                    for text, words in zip(batch, scored_words(teacher, batch)):
+                        if min((score for _, score in words), default=1.0) < args.min_word_score:
+                            skipped += 1
+                            continue
+                        f.write(" ".join(w for w, _ in words) + "\n")
+                        written += len(text)
+                    bar.update(sum(map(len, batch)))
                     batch = []
     print(f"{written:,} characters segmented by {args.teacher} in {time.perf_counter() - start:.0f} s -> {out}")
+    if args.min_word_score:
+        print(f"{skipped:,} sentences skipped: a word scored below --min-word-score {args.min_word_score}")
+
+
+def scored_words(teacher, texts: list[str]) -> list[list[tuple[str, float]]]:
+    """Each text's words and their scores (the mean probability of the word's tags), as the
+    teacher's ``Segmenter`` cuts them."""
+    from zhbert.heads import char_spans, predict_tags
+
+    preds = predict_tags(teacher.model, teacher.tokenizer, texts, batch_size=64, forced=teacher.forced)
+    return [[(t[s:e], sc) for _, s, e, sc in char_spans(p, teacher.head.scheme, with_scores=True)] for t, p in zip(texts, preds)]
 
 
 if __name__ == "__main__":
