@@ -3,6 +3,7 @@
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -239,8 +240,9 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
         load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")
 
 
-def test_best_epoch_on_dev_refuses_to_choose_on_the_split_it_scores(tiny_encoder):
-    """The epoch is chosen on dev; scoring that epoch on dev again would flatter it."""
+def test_flags_that_choose_the_final_weights_refuse_what_they_cannot_do(tiny_encoder):
+    """The epoch is chosen on dev, so scoring it on dev again would flatter it; the two ways of choosing
+    the final weights exclude each other; no carried layers without a task folder to carry them."""
     from zhbert.recipes.arguments import RecipeArguments
     from zhbert.recipes.common import dev_scorer, fit, load_splits
     from zhbert.recipes.ner import evaluate
@@ -254,6 +256,9 @@ def test_best_epoch_on_dev_refuses_to_choose_on_the_split_it_scores(tiny_encoder
     both = RecipeArguments(dataset="resume", best_epoch_on_dev=True, average_last_epochs=3)
     with pytest.raises(ValueError, match="each choose the final weights: give one"):
         fit(both, load_splits(both, "ner"), None, None, lambda: [], evaluate)
+    plain = RecipeArguments(dataset="resume", encoder=str(tiny_encoder), carried_at_encoder_lr=True)
+    with pytest.raises(ValueError, match="--carried_at_encoder_lr: --encoder .* is not a zhbert task folder"):
+        fit(plain, load_splits(plain, "ner"), types.SimpleNamespace(carried_head_parameters=()), None, lambda: [], evaluate)
 
 
 def test_best_epoch_on_dev_scores_every_epoch_with_the_recipes_scorer(tiny_encoder, tmp_path):

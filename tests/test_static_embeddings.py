@@ -100,6 +100,20 @@ def test_tables_trained_in_a_task_folder_are_kept_and_new_ones_seeded(vectors, t
     # from a plain encoder nothing is carried: both tables are seeded
     fresh = new_head(tiny_encoder, _head(lexicon="jieba", lexicon_dim=8, lexicon_buckets=512))
     assert fresh.carried_word_tables == () and seed_word_features(fresh, tokenizer, out)["lexicon"]["rows"] > 0
+    # `--carried_at_encoder_lr`: the carried lexicon tables train at the encoder's rate, the new
+    # bigram table, output layer and CRF at the head's
+    from zhbert.training.finetune import FinetuneConfig, _param_groups
+
+    carried = set(second.carried_head_parameters)
+    assert "word_features.word_embeddings.weight" in carried and not any(n.startswith(("bigram", "classifier", "crf")) for n in carried)
+    assert "word_features.bigram_embeddings.weight" not in carried
+    names = {id(p): n for n, p in second.named_parameters()}
+    slow, fast = _param_groups(second, FinetuneConfig(learning_rate=1e-4, carried_at_encoder_lr=True), frozen=False)
+    assert (slow["lr"], fast["lr"]) == (1e-4, 2e-3)
+    assert carried <= {names[id(p)] for p in slow["params"]} and "classifier.weight" in {names[id(p)] for p in fast["params"]}
+    _, default_fast = _param_groups(second, FinetuneConfig(learning_rate=1e-4), frozen=False)
+    assert carried <= {names[id(p)] for p in default_fast["params"]}  # off by default: every head layer at the head's rate
+    assert fresh.carried_head_parameters == ()
 
 
 def test_seeding_errors_name_the_folder_and_the_problem(vectors, tiny_encoder, tokenizer, tmp_path):

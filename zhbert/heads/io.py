@@ -61,6 +61,14 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
         and hasattr(model.word_features, name)
         and f"word_features.{name}.weight" not in not_loaded
     )
+    # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
+    # BiLSTM; not the restarted output layer and CRF): `--carried_at_encoder_lr` trains these
+    # at the encoder's rate, as the pretrained layers they are.
+    model.carried_head_parameters = tuple(
+        name
+        for name, _ in model.named_parameters()
+        if from_task and not name.startswith(("bert.", "classifier.", "crf.")) and name not in not_loaded
+    )
     if head.mode == "frozen":
         model.freeze_encoder()
     if head.lexicon:

@@ -29,6 +29,13 @@ class RecipeArguments:
         default=0,
         metadata={"help": "token heads: a BiLSTM of this many layers under the tagger (2: the BERT paper's feature-based NER head)"},
     )
+    carried_at_encoder_lr: bool = field(
+        default=False,
+        metadata={
+            "help": "with a zhbert task folder as --encoder: the head layers it trained (word-feature tables, fusion, "
+            "BiLSTM; not the restarted output layer and CRF) learn at the encoder's rate, not the head's (x20)"
+        },
+    )
     lexicon: str | None = field(
         default=None,
         metadata={"help": "token heads: SoftLexicon word features from a dictionary (jieba: jieba's dict.txt, 349,046 words)"},

@@ -99,6 +99,8 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
         at_epoch_end = KeepBestEpoch(model, dev_scorer(args, data, model, tokenizer, evaluate))
     elif args.average_last_epochs:
         at_epoch_end = AverageLastEpochs(model, args.average_last_epochs)
+    if args.carried_at_encoder_lr and not getattr(model, "carried_head_parameters", ()):
+        raise ValueError(f"--carried_at_encoder_lr: --encoder {args.encoder} is not a zhbert task folder whose head layers carry over")
     with output_lock(args.output_dir):  # one training run per output folder
         train = examples()
         check_unk_share(train, tokenizer, args.max_unk_rate)
@@ -328,6 +330,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         max_steps=args.max_steps,
         batch_size=args.batch_size,
         learning_rate=args.learning_rate,
+        carried_at_encoder_lr=args.carried_at_encoder_lr,
         seed=args.seed,
     )
 

@@ -32,6 +32,7 @@ class FinetuneConfig:
     batch_size: int = 32
     learning_rate: float | None = None  # default 5e-5 fine-tuning, 1e-3 frozen (head only)
     head_learning_rate: float | None = None  # head (and fusion/CRF) parameters; default = learning_rate x 20 when fine-tuning
+    carried_at_encoder_lr: bool = False  # head layers carried from a task folder (model.carried_head_parameters) at learning_rate
     weight_decay: float = 0.01
     warmup: float = 0.1  # fraction of steps
     seed: int = 42
@@ -41,11 +42,14 @@ class FinetuneConfig:
 
 
 def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
-    """The encoder (``bert.``) at the learning rate, every head parameter at the head rate."""
+    """The encoder (``bert.``) at the learning rate, every head parameter at the head rate (head layers
+    carried over from a task folder at the learning rate, with ``carried_at_encoder_lr``)."""
     lr = cfg.learning_rate or (1e-3 if frozen else 5e-5)
     head_lr = cfg.head_learning_rate or (lr if frozen else lr * 20)
-    encoder = [p for n, p in model.named_parameters() if n.startswith("bert.") and p.requires_grad]
-    head = [p for n, p in model.named_parameters() if not n.startswith("bert.") and p.requires_grad]
+    carried = set(getattr(model, "carried_head_parameters", ())) if cfg.carried_at_encoder_lr else set()
+    trained = [(n.startswith("bert.") or n in carried, p) for n, p in model.named_parameters() if p.requires_grad]
+    encoder = [p for slow, p in trained if slow]
+    head = [p for slow, p in trained if not slow]
     groups = [{"params": head, "lr": head_lr}]
     if encoder:
         groups.insert(0, {"params": encoder, "lr": lr})
