@@ -12,8 +12,8 @@ on this file is never scored on text its teacher labelled.
     # self-training for one domain: only the Weibo posts, segmented by a model trained on Weibo gold
     python corpora/silver_segmentation.py --teacher runs/weibo-teacher/model --source weibo_senti_sample \
         --output runs/silver/weibo.txt --chars 150000
-    # only the sentences the teacher is sure of: every word's mean tag probability >= 0.9
-    python corpora/silver_segmentation.py --teacher cws --source weibo_senti_sample --min-word-score 0.9 \
+    # only the sentences the teacher is sure of: every word's mean tag probability >= 0.5
+    python corpora/silver_segmentation.py --teacher cws --source weibo_senti_sample --min-word-score 0.5 \
         --output runs/silver/weibo-sure.txt --chars 150000
 """
 

@@ -50,24 +50,18 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
     if from_task:
         _restart_output_layers(model)
-    # Word-feature tables a task folder trained come with it; static embeddings must not
-    # overwrite them (`seed_word_features` seeds only the tables that start here).
-    not_loaded = set(info.get("missing_keys", [])) | set(mismatched)
-    model.carried_word_tables = tuple(
-        name
-        for name in ("word_embeddings", "bigram_embeddings")
-        if from_task
-        and model.word_features is not None
-        and hasattr(model.word_features, name)
-        and f"word_features.{name}.weight" not in not_loaded
-    )
     # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
     # BiLSTM; not the restarted output layer and CRF): `--carried_at_encoder_lr` trains these
-    # at the encoder's rate, as the pretrained layers they are.
+    # at the encoder's rate, as the pretrained layers they are; static embeddings must not
+    # overwrite the word tables among them (`seed_word_features` seeds only the tables that start here).
+    not_loaded = set(info.get("missing_keys", [])) | set(mismatched)
     model.carried_head_parameters = tuple(
         name
         for name, _ in model.named_parameters()
         if from_task and not name.startswith(("bert.", "classifier.", "crf.")) and name not in not_loaded
+    )
+    model.carried_word_tables = tuple(
+        name for name in ("word_embeddings", "bigram_embeddings") if f"word_features.{name}.weight" in model.carried_head_parameters
     )
     if head.mode == "frozen":
         model.freeze_encoder()

@@ -77,8 +77,10 @@ def run(args: RecipeArguments) -> dict:
     torch.manual_seed(args.seed)
     if args.static_embeddings:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
-    if args.best_epoch_on_dev or args.average_last_epochs:
-        raise ValueError("--best_epoch_on_dev and --average_last_epochs are for one task's recipe, not the multi-task model")
+    if args.best_epoch_on_dev or args.average_last_epochs or args.carried_at_encoder_lr:
+        raise ValueError(
+            "--best_epoch_on_dev, --average_last_epochs and --carried_at_encoder_lr are for one task's recipe, not the multi-task model"
+        )
     if args.evaluate_only:
         model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
         for view in model.tasks.values():  # the reading flags given (e.g. --truncate) apply to every head
