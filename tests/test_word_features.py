@@ -88,6 +88,40 @@ def test_a_different_dictionary_is_refused_by_name(tiny_encoder, tokenizer, tmp_
         load_head(tmp_path / "m")
 
 
+def test_a_word_list_trained_into_the_lexicon_travels_with_the_folder(tiny_encoder, tokenizer, tmp_path, pd_sentences):
+    """`--lexicon_words`: a domain word list joins jieba's words for training; the folder keeps it
+    (lexicon_words.txt, checksummed) and a loaded head matches its words as the trained one did."""
+    words = tmp_path / "domain.txt"
+    words.write_text("\ufeff鑫淼垚\tORG\r\n高级经济师\tTITLE\r\n", encoding="utf-8")  # a BOM and CRLF, as users write them
+    with pytest.raises(ValueError, match="domain.txt: a word list is added to a lexicon"):
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped"), words)
+    model = new_head(tiny_encoder, _head(crf=True), words)
+    plain = new_head(tiny_encoder, _head(crf=True))
+    ids = tokenizer("他是鑫淼垚的高级经济师", add_special_tokens=False)["input_ids"]
+    assert plain.word_features.lexicon.row_of(ids[2:5]) is None  # not a jieba word
+    assert model.word_features.lexicon.row_of(ids[2:5]) is not None
+    assert len(model.word_features.lexicon) == len(plain.word_features.lexicon) + 2
+    save_head(model, tokenizer, tmp_path / "m")
+    assert (tmp_path / "m" / "lexicon_words.txt").read_bytes() == words.read_bytes()
+    words.write_text("别的词\n", encoding="utf-8")  # the user's file changing later does not change the saved model
+    loaded = load_head(tmp_path / "m")
+    assert loaded.word_features.lexicon.row_of(ids[2:5]) is not None
+    texts = [*pd_sentences[:8], "他是鑫淼垚的高级经济师"]
+    assert [p.scores for p in predict_tags(model.eval(), tokenizer, texts)] == [p.scores for p in predict_tags(loaded, tokenizer, texts)]
+    from zhbert.model_info import describe
+
+    assert describe(str(tmp_path / "m"))["plain_transformers"] == "encoder only (zhbert-only head: lexicon jieba + lexicon_words.txt)"
+    # saved again (a folder loaded and saved elsewhere): the word list goes with it
+    save_head(loaded, tokenizer, tmp_path / "again")
+    assert load_head(tmp_path / "again").word_features.lexicon.row_of(ids[2:5]) is not None
+    (tmp_path / "m" / "lexicon_words.txt").write_text("鑫淼垚\tORG\n", encoding="utf-8")
+    with pytest.raises(ModelLoadError, match=r"lexicon_words.txt: not the word list the head was trained with"):
+        load_head(tmp_path / "m")
+    (tmp_path / "m" / "lexicon_words.txt").unlink()
+    with pytest.raises(ModelLoadError, match=r"lexicon_words.txt: missing: the head was trained with this word list"):
+        load_head(tmp_path / "m")
+
+
 def test_prefer_adds_words_the_lexicon_head_reads(tiny_encoder, tokenizer, tmp_path):
     """A head whose tags read only the lexicon sets (weights set by hand): a preferred word with a
     high frequency turns three single characters into one word, only for the predictor given it."""

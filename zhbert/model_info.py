@@ -36,7 +36,8 @@ def describe(name_or_path: str) -> dict:
     head = getattr(config, "zhbert_head", None) or {}
     word_features = []
     if head.get("lexicon"):
-        word_features.append(f"lexicon {head['lexicon']}")
+        added = " + lexicon_words.txt" if head.get("lexicon_words_sha256") else ""  # a word list trained in, kept in the folder
+        word_features.append(f"lexicon {head['lexicon']}{added}")
     if head.get("bigram_dim"):
         word_features.append(f"bigrams {head['bigram_dim']}")
     return {

@@ -57,6 +57,9 @@ class HeadConfig:
     lexicon_dim: int = 50  # per set, so the tagger reads 4 x lexicon_dim more features
     lexicon_buckets: int = 16384  # rows of the hashed word-embedding table (about 21 of jieba's words share each)
     lexicon_sha256: str | None = None  # the dictionary file the head was trained with (checked on load)
+    # a word list added to the dictionary for training (a domain's words): kept in the folder as
+    # lexicon_words.txt, whose SHA-256 this is (checked on load); None: the dictionary alone
+    lexicon_words_sha256: str | None = None
     bigram_dim: int = 0  # 0: no bigram features; else (t-1, t) and (t, t+1) embeddings of this size
     bigram_buckets: int = 65536
 
@@ -97,6 +100,8 @@ class HeadConfig:
             raise ValueError("word features (lexicon, bigram_dim) apply to token heads only")
         if self.lexicon not in (None, "jieba"):
             raise ValueError(f"lexicon must be None or 'jieba', got {self.lexicon!r}")
+        if self.lexicon_words_sha256 and not self.lexicon:
+            raise ValueError("lexicon_words_sha256: a word list is added to a lexicon; this head has none")
         if self.bilstm_layers < 0:
             raise ValueError(f"bilstm_layers must be 0 (none) or more, got {self.bilstm_layers}")
         if self.window is not None and self.window < 3:

@@ -24,8 +24,16 @@ def _error(path, problem: str) -> ModelLoadError:
     return ModelLoadError(f"{path}: {problem}")
 
 
-def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
-    """A fresh head on a pretrained encoder folder (any local BERT checkpoint)."""
+LEXICON_WORDS_FILE = "lexicon_words.txt"
+
+
+def new_head(encoder: str | Path, head: HeadConfig, lexicon_words: str | Path | None = None) -> ZhBertForTask:
+    """A fresh head on a pretrained encoder folder (any local BERT checkpoint).
+
+    ``lexicon_words``: a word-list file added to a lexicon head's dictionary (a domain's words);
+    :func:`save_head` copies it into the model folder, which reads it back."""
+    if lexicon_words is not None and not head.lexicon:
+        raise ValueError(f"{lexicon_words}: a word list is added to a lexicon; give the head one (--lexicon jieba)")
     from transformers import BertConfig
 
     path = _check_folder(encoder)
@@ -71,8 +79,9 @@ def new_head(encoder: str | Path, head: HeadConfig) -> ZhBertForTask:
         from ..tokenizer import load_tokenizer
 
         model.head.lexicon_sha256 = file_sha256(jieba_dictionary_path())
+        model.head.lexicon_words_sha256 = None if lexicon_words is None else file_sha256(lexicon_words)
         model.config.zhbert_head = model.head.to_dict()
-        attach_lexicon(model, load_tokenizer(path), path)
+        attach_lexicon(model, load_tokenizer(path), path, lexicon_words)
     return model
 
 
@@ -88,12 +97,16 @@ def _restart_output_layers(model: ZhBertForTask) -> None:
             torch.nn.init.zeros_(p)
 
 
-def attach_lexicon(model: ZhBertForTask, tokenizer, folder: str | Path | None = None) -> ZhBertForTask:
+def attach_lexicon(
+    model: ZhBertForTask, tokenizer, folder: str | Path | None = None, lexicon_words: str | Path | None = None
+) -> ZhBertForTask:
     """Give a lexicon head its dictionary matcher (read with the model's own tokenizer).
 
     The dictionary is the one the head was trained with: its SHA-256 is in the folder's
     config, and a different ``dict.txt`` (another jieba version) is refused by name rather
-    than silently feeding the head words it never saw."""
+    than silently feeding the head words it never saw. So is the word list added to it in
+    training (``lexicon_words``, or the folder's ``lexicon_words.txt``): missing or changed,
+    it is refused, naming the file."""
     h = model.head
     if not h.lexicon or model.word_features is None:
         return model
@@ -107,7 +120,19 @@ def attach_lexicon(model: ZhBertForTask, tokenizer, folder: str | Path | None = 
             f"the head was trained with a different {path.name} (SHA-256 {h.lexicon_sha256[:12]}...) than the installed {path}: "
             "install the jieba version it was trained with (jieba==0.42.1)",
         )
-    model.word_features.lexicon = shared_lexicon(h.lexicon, tokenizer, h.lexicon_buckets)
+    lexicon = shared_lexicon(h.lexicon, tokenizer, h.lexicon_buckets)
+    model.lexicon_words_file = None
+    if h.lexicon_words_sha256:
+        from ..dictionary import read_dictionary
+
+        words = Path(lexicon_words) if lexicon_words is not None else Path(folder or ".") / LEXICON_WORDS_FILE
+        if not words.is_file():
+            raise _error(words, "missing: the head was trained with this word list added to its lexicon")
+        if file_sha256(words) != h.lexicon_words_sha256:
+            raise _error(words, f"not the word list the head was trained with (SHA-256 {h.lexicon_words_sha256[:12]}...)")
+        lexicon = lexicon.with_words(read_dictionary(words), tokenizer)
+        model.lexicon_words_file = words
+    model.word_features.lexicon = lexicon
     return model
 
 
@@ -124,7 +149,14 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         if h.kind != "token"
         else None
     )
-    return save_folder(model, tokenizer, path)
+    out = save_folder(model, tokenizer, path)
+    if h.lexicon_words_sha256:
+        import shutil
+
+        source, target = Path(model.lexicon_words_file), path / LEXICON_WORDS_FILE
+        if not target.exists() or not target.samefile(source):
+            shutil.copyfile(source, target)
+    return out
 
 
 def save_folder(model, tokenizer, path: str | Path) -> Path:

@@ -40,6 +40,13 @@ class RecipeArguments:
         default=None,
         metadata={"help": "token heads: SoftLexicon word features from a dictionary (jieba: jieba's dict.txt, 349,046 words)"},
     )
+    lexicon_words: str | None = field(
+        default=None,
+        metadata={
+            "help": "token heads with --lexicon: a word list (a user-dictionary file: word [FREQ] [TAG] or word<TAB>TYPE) "
+            "added to the dictionary's words for training; the model folder keeps it (lexicon_words.txt) and reads it back"
+        },
+    )
     lexicon_dim: int = field(default=50, metadata={"help": "token heads with --lexicon: size of each B/M/E/S word-set vector"})
     bigram_dim: int = field(default=0, metadata={"help": "token heads: character-bigram embeddings of this size (0: none)"})
     bigram_buckets: int = field(

@@ -173,15 +173,20 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     if args.evaluate_only:
         if args.static_embeddings:
             raise ValueError("--static_embeddings starts the word-feature tables of a head to train; --evaluate_only trains nothing")
+        if args.lexicon_words:
+            raise ValueError(
+                f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
+            )
         model = load_head(args.evaluate_only)
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
     path = _encoder_path(args.encoder)
-    model = new_head(path, head)
+    model = new_head(path, head, args.lexicon_words)
     if args.random_init:
-        fresh = ZhBertForTask(model.config, head)  # post_init draws every weight anew
+        fresh = ZhBertForTask(model.config, model.head)  # post_init draws every weight anew
         if model.word_features is not None:
             fresh.word_features.lexicon = model.word_features.lexicon
+            fresh.lexicon_words_file = getattr(model, "lexicon_words_file", None)
         model = fresh
         if head.mode == "frozen":
             model.freeze_encoder()
@@ -353,7 +358,8 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
     print(
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}"
         f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}{' + CRF' if args.crf else ''}"
-        f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''}"
+        f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + {Path(args.lexicon_words).name}' if args.lexicon_words else ''}"
+        f"{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''}"
         f"{' (word2vec start)' if args.static_embeddings else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
