@@ -338,3 +338,24 @@ def test_bilstm_head_reads_each_window_without_its_padding(tiny_encoder, tokeniz
         HeadConfig(**HEADS["sequence"], bilstm_layers=2)
     with pytest.raises(ValueError, match="bilstm_layers must be 0"):
         HeadConfig(**HEADS["token"], bilstm_layers=-1)
+
+
+@pytest.mark.parametrize("crf", [False, True])
+def test_example_weights_scale_each_sentences_share_of_the_loss(tiny_encoder, tokenizer, ner_examples, crf):
+    """`--extra_train_weight`: a silver sentence of weight w adds w times its loss term; the mean
+    still runs over every row (softmax: every tag), so half-weight rows count half, in any batch."""
+    head = HeadConfig(**HEADS["token"], crf=crf)
+    model = new_head(tiny_encoder, head).eval()
+    collate = TaskCollator(tokenizer, head, 64)
+    a, b = ner_examples[0], ner_examples[1]
+    assert "example_weights" not in collate([a, b]) and "example_weights" not in collate([{**a, "weight": 1.0}, b])
+    weighted = collate([{**a, "weight": 1.0}, {**b, "weight": 0.5}])
+    assert weighted["example_weights"].tolist() == [1.0, 0.5]
+    with torch.no_grad():
+        both = model(**collate([a, b])).loss
+        half = model(**weighted).loss
+        only_a = model(**{**weighted, "example_weights": torch.tensor([1.0, 0.0])}).loss
+        only_b = model(**{**weighted, "example_weights": torch.tensor([0.0, 1.0])}).loss
+    torch.testing.assert_close(only_a + only_b, both)  # the two sentences' terms add up to the plain loss
+    torch.testing.assert_close(half, only_a + 0.5 * only_b)
+    assert only_a > 0 and only_b > 0

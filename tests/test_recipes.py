@@ -215,9 +215,17 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     silver = tmp_path / "silver.txt"
     words = read_peoples_daily()["words"][:40]
     silver.write_text("\n".join(" ".join(w) for w in words) + "\n", encoding="utf-8")
-    _, m = _recipe("cws", out, tmp_path / "cws", "--dataset", "pku", "--extra_train", str(silver))
+    _, m = _recipe("cws", out, tmp_path / "cws", "--dataset", "pku", "--extra_train", str(silver), "--extra_train_weight", "0.5")
     base_examples = _recipe("cws", out, tmp_path / "cws0", "--dataset", "pku")[1]["train_examples"]
-    assert m["train_examples"] == base_examples + 40 and any("extra train: 40 sentences" in n for n in m["notes"])
+    assert m["train_examples"] == base_examples + 40
+    assert any("extra train: 40 sentences" in n and n.endswith(", each weighing 0.5 in the loss") for n in m["notes"])
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import load_splits
+
+    with pytest.raises(ValueError, match="--extra_train_weight weighs the sentences of --extra_train: give the file"):
+        load_splits(RecipeArguments(dataset="pku", extra_train_weight=0.5), "cws")
+    with pytest.raises(ValueError, match="at most 1 .a gold sentence's weight., got 2.0"):
+        load_splits(RecipeArguments(dataset="pku", extra_train=str(silver), extra_train_weight=2.0), "cws")
     bad = subprocess.run(
         [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "msra", "--preset", "tiny", "--extra_train", str(silver)],
         capture_output=True,

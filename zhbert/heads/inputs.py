@@ -115,16 +115,19 @@ class TaskCollator:
         return pair_batch(pairs, self.cls, self.sep, self.pad, self.max_length, self.head.truncate)
 
     def _tokens(self, examples: list[dict]) -> dict:
-        bodies, labels = [], []
+        bodies, labels, weights = [], [], []
         for e in examples:
             tags = e.get("tags")
             for a, b in self.spans(len(e["input_ids"])):
                 bodies.append(list(e["input_ids"][a:b]))
+                weights.append(e.get("weight", 1.0))
                 if tags is not None:
                     labels.append([-100] + list(tags[a:b]) + [-100])
         batch = window_batch(bodies, self.cls, self.sep, self.pad)
         if labels:
             batch["labels"] = _pad(labels, -100)
+            if any(w != 1.0 for w in weights):  # each window row's share of the loss (its example's weight)
+                batch["example_weights"] = torch.tensor(weights, dtype=torch.float32)
         return batch
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:

@@ -210,6 +210,7 @@ class ZhBertForTask(BertPreTrainedModel):
         input_ids_b=None,
         attention_mask_b=None,
         example_index_b=None,
+        example_weights=None,
         **unused,
     ) -> TaskOutput:
         h = self.head
@@ -224,7 +225,7 @@ class ZhBertForTask(BertPreTrainedModel):
             if self.bilstm is not None:
                 tokens = self.bilstm(self.dropout(tokens), attention_mask)
             logits = self.classifier(self.dropout(tokens))
-            loss = self._token_loss(logits, labels, attention_mask) if labels is not None else None
+            loss = self._token_loss(logits, labels, example_weights) if labels is not None else None
         else:
             u = self._sequence_vectors(input_ids, attention_mask, token_type_ids, example_index, num_examples)
             if h.kind == "pair" and h.pair_encoding == "bi":
@@ -245,9 +246,16 @@ class ZhBertForTask(BertPreTrainedModel):
             return nn.functional.binary_cross_entropy_with_logits(logits, labels.float())
         return nn.functional.cross_entropy(logits, labels.long())
 
-    def _token_loss(self, logits, labels, attention_mask):
+    def _token_loss(self, logits, labels, example_weights=None):
+        """Mean over tokens (softmax) or sequences (CRF); ``example_weights`` (one per row) scale each
+        row's terms, the mean still over all of them: rows of weight 0.5 count half."""
         if self.crf is None:
-            return nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), labels.reshape(-1), ignore_index=-100)
+            flat = labels.reshape(-1)
+            if example_weights is None:
+                return nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), flat, ignore_index=-100)
+            each = nn.functional.cross_entropy(logits.reshape(-1, logits.size(-1)), flat, ignore_index=-100, reduction="none")
+            w = example_weights.to(each.dtype)[:, None].expand_as(labels).reshape(-1)
+            return (each * w).sum() / (flat != -100).sum().clamp(min=1)
         # labels are -100 on [CLS], [SEP] and padding: drop [CLS] so the mask is left-aligned
         em, tags = logits[:, 1:], labels[:, 1:]
         mask = tags != -100
@@ -255,7 +263,8 @@ class ZhBertForTask(BertPreTrainedModel):
         if not keep.any():
             return logits.sum() * 0.0
         em, tags, mask = em[keep], tags[keep].clamp(min=0), mask[keep]
-        return -self.crf.log_likelihood(em, tags, mask).mean()
+        nll = -self.crf.log_likelihood(em, tags, mask)
+        return nll.mean() if example_weights is None else (nll * example_weights[keep].to(nll.dtype)).mean()
 
     # -- decoding ---------------------------------------------------------------------
     @torch.no_grad()

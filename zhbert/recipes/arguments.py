@@ -84,6 +84,13 @@ class RecipeArguments:
             "segmentation, corpora/silver_segmentation.py), added to the training split"
         },
     )
+    extra_train_weight: float = field(
+        default=1.0,
+        metadata={
+            "help": "with --extra_train: how much each extra sentence's loss counts, a gold sentence's counting 1 "
+            "(below 1: a teacher's silver labels trusted less than gold)"
+        },
+    )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     score_on: str = field(

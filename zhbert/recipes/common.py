@@ -59,7 +59,9 @@ def load_splits(args: RecipeArguments, task: str):
         data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
     train = subsample(data.train, args.max_train_samples)
     if args.extra_train:
-        train, data = _with_extra_train(args.extra_train, task, train, data)
+        train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight)
+    elif args.extra_train_weight != 1.0:
+        raise ValueError("--extra_train_weight weighs the sentences of --extra_train: give the file")
     n = args.max_eval_samples
     return replace(
         data,
@@ -70,8 +72,9 @@ def load_splits(args: RecipeArguments, task: str):
     )
 
 
-def _with_extra_train(path: str, task: str, train: list[dict], data):
-    """The training rows plus a segmented file's (cws only), and the data's notes saying so."""
+def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0):
+    """The training rows plus a segmented file's (cws only), and the data's notes saying so;
+    ``weight`` below 1: each extra row's loss counts that much, a training row's 1."""
     from ..data import read_segmented
     from ..data.tasks import cws_rows
 
@@ -80,6 +83,11 @@ def _with_extra_train(path: str, task: str, train: list[dict], data):
     extra = read_segmented(path)
     rows = cws_rows(extra["text"], extra["words"])
     note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
+    if weight != 1.0:
+        if not 0.0 < weight <= 1.0:
+            raise ValueError(f"--extra_train_weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
+        train, rows = [{**r, "weight": 1.0} for r in train], [{**r, "weight": weight} for r in rows]
+        note += f", each weighing {weight:g} in the loss"
     return train + rows, replace(data, notes=[*data.notes, note], train_words=data.train_words | {w for r in rows for w in r["words"]})
 
 
@@ -232,6 +240,8 @@ def char_tag_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[di
     out = []
     for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
         out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]])})
+        if "weight" in r:  # --extra_train_weight: the row's share of the loss
+            out[-1]["weight"] = r["weight"]
     return out
 
 
