@@ -27,6 +27,8 @@ def test_entity_words_of_real_resume_sentences(shared):
     twice = entity_words(data.train, data.scheme, min_count=2)
     assert {w for w, _, _ in twice} == {w for w, n in counts.items() if n >= 2} and len(twice) < len(words) / 2
     assert "高勇" not in {w for w, _, _ in twice}  # a person named once
+    titles = entity_words(data.train, data.scheme, types={"TITLE", "EDU"})
+    assert {t for _, t, _ in titles} == {"TITLE", "EDU"} and [w for w, t, _ in words if t in ("TITLE", "EDU")] == [w for w, _, _ in titles]
     # a word with two types keeps its most frequent one, so the file reads without a type conflict
     lines = "".join(f"{w}\t{t}\n" for w, t, _ in words).splitlines()
     assert len(read_dictionary(lines, name="resume-words")) == len(words)
