@@ -359,3 +359,37 @@ def test_example_weights_scale_each_sentences_share_of_the_loss(tiny_encoder, to
     torch.testing.assert_close(only_a + only_b, both)  # the two sentences' terms add up to the plain loss
     torch.testing.assert_close(half, only_a + 0.5 * only_b)
     assert only_a > 0 and only_b > 0
+
+
+def test_fgm_moves_the_batchs_embeddings_along_the_gradient_and_puts_them_back(tiny_encoder, tokenizer, ner_examples, tmp_path):
+    """`--fgm_epsilon`: inside the adversarial pass the word embeddings of the batch's tokens are moved
+    by epsilon (L2 norm) along the loss gradient; afterwards they are what they were, bit for bit;
+    and every training step runs the model twice (clean, then adversarial)."""
+    from zhbert.training.finetune import FinetuneConfig, fine_tune, perturbed_embeddings
+
+    head = HeadConfig(**HEADS["token-crf"], window=64)
+    model = new_head(tiny_encoder, head)
+    table = model.bert.embeddings.word_embeddings.weight
+    with perturbed_embeddings(model, 1.0) as moved:  # no gradient yet: nothing to follow
+        assert not moved
+    model(**TaskCollator(tokenizer, head, 64)(ner_examples[:4])).loss.backward()
+    before = table.detach().clone()
+    with perturbed_embeddings(model, 0.5) as moved:
+        step = table.detach() - before
+        assert moved and torch.allclose(step.norm(), torch.tensor(0.5), rtol=1e-4)
+        torch.testing.assert_close(step, 0.5 * table.grad / table.grad.norm(), atol=1e-6, rtol=1e-4)
+        batch_tokens = {i for e in ner_examples[:4] for i in e["input_ids"]}
+        assert set(step.abs().sum(1).nonzero().squeeze(1).tolist()) <= batch_tokens | {tokenizer.cls_token_id, tokenizer.sep_token_id}
+    assert torch.equal(table.detach(), before)
+
+    calls = []
+    for epsilon in (0.0, 1.0):
+        fresh = new_head(tiny_encoder, head)
+        forward = fresh.forward
+        fresh.forward = lambda *a, _f=forward, **kw: (calls.append(epsilon), _f(*a, **kw))[1]
+        cfg = FinetuneConfig(output=str(tmp_path / str(epsilon)), max_steps=3, batch_size=4, fgm_epsilon=epsilon)
+        fine_tune(fresh, tokenizer, ner_examples[:12], cfg)
+    assert calls.count(0.0) == 3 and calls.count(1.0) == 6
+    with pytest.raises(ValueError, match="a frozen encoder has none"):
+        frozen = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64, mode="frozen"))
+        fine_tune(frozen, tokenizer, ner_examples[:4], FinetuneConfig(output=str(tmp_path / "f"), max_steps=1, fgm_epsilon=1.0))

@@ -91,6 +91,13 @@ class RecipeArguments:
             "(below 1: a teacher's silver labels trusted less than gold)"
         },
     )
+    fgm_epsilon: float = field(
+        default=0.0,
+        metadata={
+            "help": "adversarial training (FGM): every step also trains on the encoder's word embeddings moved this far "
+            "(L2 norm) along the loss gradient; about twice the training time (0: off; 1.0 is the usual value)"
+        },
+    )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     score_on: str = field(

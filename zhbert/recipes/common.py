@@ -346,6 +346,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         batch_size=args.batch_size,
         learning_rate=args.learning_rate,
         carried_at_encoder_lr=args.carried_at_encoder_lr,
+        fgm_epsilon=args.fgm_epsilon,
         seed=args.seed,
     )
 

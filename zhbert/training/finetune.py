@@ -8,6 +8,7 @@ prediction. Evaluation is left to the recipes, which decode through
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 
-__all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune"]
+__all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings"]
 
 logger = logging.getLogger("zhbert")
 
@@ -37,6 +38,7 @@ class FinetuneConfig:
     warmup: float = 0.1  # fraction of steps
     seed: int = 42
     group_by_length: bool = True  # batch examples of similar length together
+    fgm_epsilon: float = 0.0  # > 0: adversarial training (FGM), a second pass on word embeddings moved this far
     logging_steps: int = 50
     save_steps: int = 0  # 0: no intermediate checkpoints
 
@@ -142,6 +144,44 @@ class AverageLastEpochs(TrainerCallback):
         self.model.load_state_dict(mean)
 
 
+@contextlib.contextmanager
+def perturbed_embeddings(model: ZhBertForTask, epsilon: float):
+    """The encoder's word embeddings moved by ``epsilon`` (L2 norm over the whole table) along the
+    gradient the last backward pass left on them, and put back on exit: FGM (Miyato, Dai & Goodfellow,
+    ICLR 2017), a second forward/backward on the worst nearby input. Yields whether they moved (not
+    without a finite, non-zero gradient, e.g. a frozen encoder)."""
+    table = model.bert.embeddings.word_embeddings.weight
+    grad = table.grad
+    norm = grad.norm() if grad is not None else None
+    if norm is None or not torch.isfinite(norm) or norm == 0:
+        yield False
+        return
+    rows = grad.abs().sum(1).nonzero().squeeze(1)  # the tokens of the batch: only their rows move
+    kept = table.detach()[rows].clone()  # put back exactly (x + s - s is not always x in floating point)
+    with torch.no_grad():
+        table[rows] += epsilon * grad[rows] / norm
+    try:
+        yield True
+    finally:
+        with torch.no_grad():
+            table[rows] = kept
+
+
+class _AdversarialTrainer(Trainer):
+    """``Trainer`` whose every step adds FGM's adversarial pass to the clean one (gradients summed)."""
+
+    def __init__(self, *args, fgm_epsilon: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fgm_epsilon = fgm_epsilon
+
+    def training_step(self, model, inputs, num_items_in_batch=None):
+        loss = super().training_step(model, inputs, num_items_in_batch)
+        with perturbed_embeddings(model, self.fgm_epsilon) as moved:
+            if moved:
+                super().training_step(model, inputs, num_items_in_batch)
+        return loss  # the clean loss is what the logs report
+
+
 def fine_tune(
     model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, at_epoch_end: KeepBestEpoch | AverageLastEpochs | None = None
 ) -> Trainer:
@@ -151,13 +191,19 @@ def fine_tune(
         raise ValueError("no training examples")
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
     optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
-    trainer = Trainer(
+    if cfg.fgm_epsilon < 0:
+        raise ValueError(f"fgm_epsilon must be 0 (off) or more, got {cfg.fgm_epsilon}")
+    adversarial = {"fgm_epsilon": cfg.fgm_epsilon} if cfg.fgm_epsilon > 0 else {}
+    if adversarial and model.head.mode == "frozen":
+        raise ValueError("FGM moves the encoder's word embeddings along their gradient: a frozen encoder has none (--mode finetune)")
+    trainer = (_AdversarialTrainer if adversarial else Trainer)(
         model=model,
         args=args,
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
         data_collator=TaskCollator(tokenizer, model.head, window_size(model.head, model.config)),
         optimizers=(optimizer, None),
         callbacks=[at_epoch_end] if at_epoch_end else None,
+        **adversarial,
     )
     trainer.train()
     if at_epoch_end:
