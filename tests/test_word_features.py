@@ -101,9 +101,10 @@ def test_a_word_list_trained_into_the_lexicon_travels_with_the_folder(tiny_encod
     assert plain.word_features.lexicon.row_of(ids[2:5]) is None  # not a jieba word
     assert model.word_features.lexicon.row_of(ids[2:5]) is not None
     assert len(model.word_features.lexicon) == len(plain.word_features.lexicon) + 2
+    trained = words.read_bytes()
+    words.write_text("别的词\n", encoding="utf-8")  # the user's file edited while the model trains changes nothing
     save_head(model, tokenizer, tmp_path / "m")
-    assert (tmp_path / "m" / "lexicon_words.txt").read_bytes() == words.read_bytes()
-    words.write_text("别的词\n", encoding="utf-8")  # the user's file changing later does not change the saved model
+    assert (tmp_path / "m" / "lexicon_words.txt").read_bytes() == trained
     loaded = load_head(tmp_path / "m")
     assert loaded.word_features.lexicon.row_of(ids[2:5]) is not None
     texts = [*pd_sentences[:8], "他是鑫淼垚的高级经济师"]

@@ -121,17 +121,20 @@ def attach_lexicon(
             "install the jieba version it was trained with (jieba==0.42.1)",
         )
     lexicon = shared_lexicon(h.lexicon, tokenizer, h.lexicon_buckets)
-    model.lexicon_words_file = None
+    model.lexicon_words = None  # the word list's bytes, as save_head writes them into a folder
     if h.lexicon_words_sha256:
+        import hashlib
+
         from ..dictionary import read_dictionary
 
         words = Path(lexicon_words) if lexicon_words is not None else Path(folder or ".") / LEXICON_WORDS_FILE
         if not words.is_file():
             raise _error(words, "missing: the head was trained with this word list added to its lexicon")
-        if file_sha256(words) != h.lexicon_words_sha256:
+        data = words.read_bytes()  # kept: a file edited while the model trains does not change what is saved
+        if hashlib.sha256(data).hexdigest() != h.lexicon_words_sha256:
             raise _error(words, f"not the word list the head was trained with (SHA-256 {h.lexicon_words_sha256[:12]}...)")
         lexicon = lexicon.with_words(read_dictionary(words), tokenizer)
-        model.lexicon_words_file = words
+        model.lexicon_words = data
     model.word_features.lexicon = lexicon
     return model
 
@@ -149,13 +152,12 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         if h.kind != "token"
         else None
     )
+    words = getattr(model, "lexicon_words", None)
+    if h.lexicon_words_sha256 and words is None:
+        raise ValueError("this head was trained with a word list added to its lexicon, but has none attached (attach_lexicon)")
     out = save_folder(model, tokenizer, path)
     if h.lexicon_words_sha256:
-        import shutil
-
-        source, target = Path(model.lexicon_words_file), path / LEXICON_WORDS_FILE
-        if not target.exists() or not target.samefile(source):
-            shutil.copyfile(source, target)
+        (path / LEXICON_WORDS_FILE).write_bytes(words)
     return out
 
 

@@ -194,7 +194,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         fresh = ZhBertForTask(model.config, model.head)  # post_init draws every weight anew
         if model.word_features is not None:
             fresh.word_features.lexicon = model.word_features.lexicon
-            fresh.lexicon_words_file = getattr(model, "lexicon_words_file", None)
+            fresh.lexicon_words = getattr(model, "lexicon_words", None)
         model = fresh
         if head.mode == "frozen":
             model.freeze_encoder()
