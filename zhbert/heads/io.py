@@ -7,6 +7,7 @@ tokenizer. Loading reads JSON and safetensors only: no pickle, no remote code.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import torch
@@ -79,9 +80,8 @@ def new_head(encoder: str | Path, head: HeadConfig, lexicon_words: str | Path | 
         from ..tokenizer import load_tokenizer
 
         model.head.lexicon_sha256 = file_sha256(jieba_dictionary_path())
-        model.head.lexicon_words_sha256 = None if lexicon_words is None else file_sha256(lexicon_words)
+        attach_lexicon(model, load_tokenizer(path), path, lexicon_words)  # records the word list's checksum
         model.config.zhbert_head = model.head.to_dict()
-        attach_lexicon(model, load_tokenizer(path), path, lexicon_words)
     return model
 
 
@@ -105,8 +105,8 @@ def attach_lexicon(
     The dictionary is the one the head was trained with: its SHA-256 is in the folder's
     config, and a different ``dict.txt`` (another jieba version) is refused by name rather
     than silently feeding the head words it never saw. So is the word list added to it in
-    training (``lexicon_words``, or the folder's ``lexicon_words.txt``): missing or changed,
-    it is refused, naming the file."""
+    training, the folder's ``lexicon_words.txt``: missing or changed, it is refused, naming the
+    file. ``lexicon_words`` (a head about to be trained): that list is added and its checksum recorded."""
     h = model.head
     if not h.lexicon or model.word_features is None:
         return model
@@ -121,20 +121,25 @@ def attach_lexicon(
             "install the jieba version it was trained with (jieba==0.42.1)",
         )
     lexicon = shared_lexicon(h.lexicon, tokenizer, h.lexicon_buckets)
-    model.lexicon_words = None  # the word list's bytes, as save_head writes them into a folder
-    if h.lexicon_words_sha256:
-        import hashlib
-
-        from ..dictionary import read_dictionary
-
-        words = Path(lexicon_words) if lexicon_words is not None else Path(folder or ".") / LEXICON_WORDS_FILE
+    # the word list's bytes, read once: save_head writes them, so a file edited while the model
+    # trains cannot make a folder disagree with its checksum
+    data = None
+    if lexicon_words is not None:
+        words = Path(lexicon_words)
+        data = words.read_bytes()
+        h.lexicon_words_sha256 = hashlib.sha256(data).hexdigest()
+    elif h.lexicon_words_sha256:
+        words = Path(folder or ".") / LEXICON_WORDS_FILE
         if not words.is_file():
             raise _error(words, "missing: the head was trained with this word list added to its lexicon")
-        data = words.read_bytes()  # kept: a file edited while the model trains does not change what is saved
+        data = words.read_bytes()
         if hashlib.sha256(data).hexdigest() != h.lexicon_words_sha256:
             raise _error(words, f"not the word list the head was trained with (SHA-256 {h.lexicon_words_sha256[:12]}...)")
+    if data is not None:
+        from ..dictionary import read_dictionary
+
         lexicon = lexicon.with_words(read_dictionary(words), tokenizer)
-        model.lexicon_words = data
+    model.lexicon_words = data
     model.word_features.lexicon = lexicon
     return model
 

@@ -189,13 +189,13 @@ def fine_tune(
     epoch's, or the mean of the last epochs')."""
     if not train:
         raise ValueError("no training examples")
-    args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
-    optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
     if cfg.fgm_epsilon < 0:
         raise ValueError(f"fgm_epsilon must be 0 (off) or more, got {cfg.fgm_epsilon}")
     adversarial = {"fgm_epsilon": cfg.fgm_epsilon} if cfg.fgm_epsilon > 0 else {}
     if adversarial and model.head.mode == "frozen":
         raise ValueError("FGM moves the encoder's word embeddings along their gradient: a frozen encoder has none (--mode finetune)")
+    args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
+    optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
     trainer = (_AdversarialTrainer if adversarial else Trainer)(
         model=model,
         args=args,
