@@ -91,6 +91,13 @@ class RecipeArguments:
             "(below 1: a teacher's silver labels trusted less than gold)"
         },
     )
+    mention_replacement: int = field(
+        default=0,
+        metadata={
+            "help": "ner: add this many passes of copies of the training sentences, each entity in a copy replaced with "
+            "probability 0.5 by a random training entity of its type (Dai & Adel 2020); 0: off"
+        },
+    )
     fgm_epsilon: float = field(
         default=0.0,
         metadata={

@@ -58,6 +58,8 @@ def load_splits(args: RecipeArguments, task: str):
         note = f"scored on the dev split (--score_on dev), not on {data.eval_split}"
         data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
     train = subsample(data.train, args.max_train_samples)
+    if args.mention_replacement:
+        train, data = _with_mention_replacement(args, task, train, data)
     if args.extra_train:
         train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight)
     elif args.extra_train_weight != 1.0:
@@ -70,6 +72,22 @@ def load_splits(args: RecipeArguments, task: str):
         test=subsample(data.test, n),
         extra_test=subsample(data.extra_test, n),
     )
+
+
+def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict], data):
+    """The training rows plus ``--mention_replacement`` copies of them with entities swapped (ner only)."""
+    from ..data.mention_replacement import mention_replacement
+
+    if task != "ner":
+        raise ValueError(f"--mention_replacement swaps entities of the same type: ner only, not {task}")
+    if args.evaluate_only:
+        raise ValueError(f"--mention_replacement is a training option: --evaluate_only {args.evaluate_only} trains nothing")
+    copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed)
+    note = (
+        f"mention replacement: {len(copies):,} copies of training sentences, each entity swapped with probability 0.5 "
+        f"for a training entity of its type ({args.mention_replacement} pass(es), seed {args.seed})"
+    )
+    return train + copies, replace(data, notes=[*data.notes, note])
 
 
 def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0):
