@@ -393,3 +393,27 @@ def test_fgm_moves_the_batchs_embeddings_along_the_gradient_and_puts_them_back(t
     with pytest.raises(ValueError, match="a frozen encoder has none"):
         frozen = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64, mode="frozen"))
         fine_tune(frozen, tokenizer, ner_examples[:4], FinetuneConfig(output=str(tmp_path / "f"), max_steps=1, fgm_epsilon=1.0))
+
+
+def test_layer_lr_decay_slows_the_lower_encoder_layers(tiny_encoder):
+    """`--layer_lr_decay D`: encoder layer i of L (from 1) learns at the rate x D^(L - i), the embeddings at
+    x D^L, the pooler at the rate; the head stays at x20 and carried head layers, if asked, at the rate."""
+    from zhbert.training.finetune import FinetuneConfig, _param_groups
+
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64))
+    names = {id(p): n for n, p in model.named_parameters()}
+    groups = _param_groups(model, FinetuneConfig(learning_rate=1e-3, layer_lr_decay=0.5), frozen=False)
+    rate = {names[id(p)]: g["lr"] for g in groups for p in g["params"]}
+    assert len(rate) == sum(p.requires_grad for p in model.parameters())  # every trained parameter, once
+    assert rate["bert.embeddings.word_embeddings.weight"] == 1e-3 * 0.5**4
+    assert rate["bert.encoder.layer.0.attention.self.query.weight"] == 1e-3 * 0.5**3
+    assert rate["bert.encoder.layer.3.output.dense.weight"] == rate["bert.pooler.dense.weight"] == 1e-3
+    assert rate["classifier.weight"] == rate["crf.transitions"] == 2e-2
+    assert [g["lr"] for g in groups] == sorted({1e-3 * 0.5**k for k in range(5)} | {2e-2})
+    plain = _param_groups(model, FinetuneConfig(learning_rate=1e-3), frozen=False)
+    assert [g["lr"] for g in plain] == [1e-3, 2e-2]  # 1: off, the encoder in one group
+    with pytest.raises(ValueError, match="layer_lr_decay must be above 0 and at most 1 \\(1: off\\), got 1.5"):
+        _param_groups(model, FinetuneConfig(layer_lr_decay=1.5), frozen=False)
+    frozen = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64, mode="frozen"))
+    with pytest.raises(ValueError, match="a frozen encoder learns nothing"):
+        _param_groups(frozen, FinetuneConfig(layer_lr_decay=0.8), frozen=True)

@@ -91,6 +91,13 @@ class RecipeArguments:
             "(below 1: a teacher's silver labels trusted less than gold)"
         },
     )
+    layer_lr_decay: float = field(
+        default=1.0,
+        metadata={
+            "help": "below 1: the encoder's layer i of L learns at the learning rate x this^(L - i), its embeddings at "
+            "x this^L, so the lower layers move least (ELECTRA's layer-wise decay; 0.8 is usual); 1: off"
+        },
+    )
     mention_replacement: int = field(
         default=0,
         metadata={

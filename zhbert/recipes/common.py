@@ -364,6 +364,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         batch_size=args.batch_size,
         learning_rate=args.learning_rate,
         carried_at_encoder_lr=args.carried_at_encoder_lr,
+        layer_lr_decay=args.layer_lr_decay,
         fgm_epsilon=args.fgm_epsilon,
         seed=args.seed,
     )

@@ -34,6 +34,7 @@ class FinetuneConfig:
     learning_rate: float | None = None  # default 5e-5 fine-tuning, 1e-3 frozen (head only)
     head_learning_rate: float | None = None  # head (and fusion/CRF) parameters; default = learning_rate x 20 when fine-tuning
     carried_at_encoder_lr: bool = False  # head layers carried from a task folder (model.carried_head_parameters) at learning_rate
+    layer_lr_decay: float = 1.0  # below 1: encoder layer i of L at learning_rate x decay^(L - i), embeddings x decay^L
     weight_decay: float = 0.01
     warmup: float = 0.1  # fraction of steps
     seed: int = 42
@@ -45,17 +46,40 @@ class FinetuneConfig:
 
 def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
     """The encoder (``bert.``) at the learning rate, every head parameter at the head rate (head layers
-    carried over from a task folder at the learning rate, with ``carried_at_encoder_lr``)."""
+    carried over from a task folder at the learning rate, with ``carried_at_encoder_lr``).
+
+    With ``layer_lr_decay`` D below 1 the encoder's layer i of L (from 1) learns at the rate times
+    D^(L - i), its embeddings at D^L: the lower layers, which hold what pretraining learnt
+    (ELECTRA, Clark et al. 2020; ULMFiT's discriminative rates), move least."""
     lr = cfg.learning_rate or (1e-3 if frozen else 5e-5)
     head_lr = cfg.head_learning_rate or (lr if frozen else lr * 20)
+    if not 0.0 < cfg.layer_lr_decay <= 1.0:
+        raise ValueError(f"layer_lr_decay must be above 0 and at most 1 (1: off), got {cfg.layer_lr_decay}")
+    if cfg.layer_lr_decay != 1.0 and frozen:
+        raise ValueError("layer_lr_decay sets the encoder layers' learning rates: a frozen encoder learns nothing (--mode finetune)")
     carried = set(getattr(model, "carried_head_parameters", ())) if cfg.carried_at_encoder_lr else set()
-    trained = [(n.startswith("bert.") or n in carried, p) for n, p in model.named_parameters() if p.requires_grad]
-    encoder = [p for slow, p in trained if slow]
-    head = [p for slow, p in trained if not slow]
-    groups = [{"params": head, "lr": head_lr}]
-    if encoder:
-        groups.insert(0, {"params": encoder, "lr": lr})
-    return groups
+    layers = model.config.num_hidden_layers
+    by_rate: dict[float, list] = {}
+    for n, p in model.named_parameters():
+        if not p.requires_grad:
+            continue
+        if n in carried:
+            rate = lr
+        elif n.startswith("bert."):
+            rate = lr * cfg.layer_lr_decay ** (layers - _encoder_depth(n, layers))
+        else:
+            rate = head_lr
+        by_rate.setdefault(rate, []).append(p)
+    return [{"params": params, "lr": rate} for rate, params in sorted(by_rate.items())]
+
+
+def _encoder_depth(name: str, layers: int) -> int:
+    """0 for the embeddings, i + 1 for ``bert.encoder.layer.i``, ``layers`` for what sits on top (the pooler)."""
+    if name.startswith("bert.embeddings."):
+        return 0
+    if name.startswith("bert.encoder.layer."):
+        return int(name.split(".")[3]) + 1
+    return layers
 
 
 def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) -> TrainingArguments:
