@@ -83,9 +83,10 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
     if args.evaluate_only:
         raise ValueError(f"--mention_replacement is a training option: --evaluate_only {args.evaluate_only} trains nothing")
     copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed)
+    passes = f"{args.mention_replacement} pass{'es' if args.mention_replacement > 1 else ''}"
     note = (
         f"mention replacement: {len(copies):,} copies of training sentences, each entity swapped with probability 0.5 "
-        f"for a training entity of its type ({args.mention_replacement} pass{'es' if args.mention_replacement > 1 else ''}, seed {args.seed})"
+        f"for a training entity of its type ({passes}, seed {args.seed})"
     )
     return train + copies, replace(data, notes=[*data.notes, note])
 
