@@ -84,6 +84,23 @@ def small_encoder_command(
     typer.echo(f"{layers} x {hidden} encoder from {teacher}'s embeddings -> {out}")
 
 
+@app.command()
+def soup(
+    folders: List[Path] = typer.Argument(..., help="task folders of one recipe, fine-tuned from the same encoder with different seeds"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write the souped head to"),
+) -> None:
+    """Average the weights of several runs of one recipe into one head (a uniform model soup)."""
+    from .model_soup import MANIFEST
+    from .model_soup import soup as make_soup
+
+    try:
+        manifest = make_soup(folders, output)
+    except (OSError, ValueError) as e:  # ModelLoadError is an OSError
+        _fail(str(e))
+    far = max(i["distance"] for i in manifest["ingredients"])
+    typer.echo(f"souped {len(folders)} runs -> {output} (furthest ingredient {far:.3f} from the soup; {MANIFEST} names them)")
+
+
 @app.command("static-embeddings")
 def static_embeddings_command(
     output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write"),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+
+from .model_soup import MANIFEST as SOUP_MANIFEST
 from .models_registry import POS_MARKER, read_config, resolve_model_path
 
 
@@ -40,6 +43,9 @@ def describe(name_or_path: str) -> dict:
         word_features.append(f"lexicon {head['lexicon']}{added}")
     if head.get("bigram_dim"):
         word_features.append(f"bigrams {head['bigram_dim']}")
+    soup = {}
+    if (path / SOUP_MANIFEST).is_file():  # `zhbert soup`: the mean of these runs' weights
+        soup = {"soup_of": [i["folder"] for i in json.loads((path / SOUP_MANIFEST).read_text(encoding="utf-8"))["ingredients"]]}
     return {
         "path": str(path),
         "model_type": config.model_type,
@@ -53,6 +59,7 @@ def describe(name_or_path: str) -> dict:
         "vocab_size": config.vocab_size,
         "max_position_embeddings": config.max_position_embeddings,
         "parameters": count_parameters(model),
+        **soup,
     }
 
 

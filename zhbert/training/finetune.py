@@ -19,6 +19,7 @@ from datasets import Dataset
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
+from ..model_soup import mean_state_dict
 
 __all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings"]
 
@@ -160,12 +161,7 @@ class AverageLastEpochs(TrainerCallback):
         """Load the mean of the kept epochs (integer buffers, such as position ids, from the last)."""
         if not self.states:
             return
-        last = self.states[-1]
-        mean = {
-            name: torch.stack([s[name] for s in self.states]).mean(0) if value.is_floating_point() else value
-            for name, value in last.items()
-        }
-        self.model.load_state_dict(mean)
+        self.model.load_state_dict(mean_state_dict(self.states))
 
 
 @contextlib.contextmanager

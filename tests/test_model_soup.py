@@ -1,0 +1,112 @@
+"""`zhbert soup`: one head whose weights are the mean of several runs of one recipe."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+import torch
+from transformers import BertConfig, BertForMaskedLM
+
+from zhbert.data.peoples_daily import NER_LABELS
+from zhbert.errors import ModelLoadError
+from zhbert.heads import HeadConfig, TaskCollator, load_head, new_head, predict_tags, save_head
+from zhbert.heads.inputs import token_tags_from_chars
+from zhbert.model_soup import MANIFEST, MAX_DISTANCE, soup
+from zhbert.tokenizer import encode
+
+
+def _head(**kw) -> HeadConfig:
+    return HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", crf=True, lexicon="jieba", lexicon_dim=8, window=64, **kw)
+
+
+@pytest.fixture(scope="module")
+def ner_batch(peoples_daily, tokenizer):
+    rows = [r for r in peoples_daily.select(range(200)) if 10 <= len(r["text"]) <= 50 and r["entities"]][:8]
+    examples = []
+    for r in rows:
+        enc = encode(tokenizer, r["text"])
+        examples.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"])})
+    return TaskCollator(tokenizer, _head(), 64)(examples)
+
+
+def _run(encoder, tokenizer, batch, seed, folder, head=None, words=None):
+    """One seed of a recipe: a fresh head drawn with the seed, a few steps on real sentences."""
+    torch.manual_seed(seed)
+    model = new_head(encoder, head or _head(), words)
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
+    model.train()
+    for _ in range(4):
+        loss = model(**batch).loss
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    save_head(model.eval(), tokenizer, folder)
+    return folder
+
+
+def test_the_soup_is_the_mean_of_its_runs_and_loads_as_a_head(tiny_encoder, tokenizer, ner_batch, tmp_path, pd_sentences):
+    words = tmp_path / "domain.txt"
+    words.write_text("高级经济师\tTITLE\n", encoding="utf-8")  # a word list trained in travels with the soup
+    runs = [_run(tiny_encoder, tokenizer, ner_batch, seed, tmp_path / f"s{seed}", words=words) for seed in (1, 2, 3)]
+    manifest = soup(runs, tmp_path / "soup")
+    souped, ingredients = load_head(tmp_path / "soup"), [load_head(r).state_dict() for r in runs]
+    state = souped.state_dict()
+    for name, value in state.items():
+        if value.is_floating_point():
+            torch.testing.assert_close(value, (ingredients[0][name] + ingredients[1][name] + ingredients[2][name]) / 3)
+        else:
+            assert torch.equal(value, ingredients[0][name])
+    assert not torch.equal(state["crf.transitions"], ingredients[0]["crf.transitions"])  # the runs did differ
+    assert (tmp_path / "soup" / "lexicon_words.txt").read_bytes() == words.read_bytes()
+    written = json.loads((tmp_path / "soup" / MANIFEST).read_text(encoding="utf-8"))
+    assert written == manifest and [i["folder"] for i in written["ingredients"]] == [str(r) for r in runs]
+    assert all(len(i["model_sha256"]) == 64 and 0 < i["distance"] < MAX_DISTANCE for i in written["ingredients"])
+    from zhbert.model_info import describe
+
+    assert describe(str(tmp_path / "soup"))["soup_of"] == [str(r) for r in runs]
+    predictions = predict_tags(souped, tokenizer, pd_sentences[:6])
+    assert [len(p.tags) for p in predictions] == [len(t) for t in pd_sentences[:6]]
+    # from the command line, into the same folder: replaced whole
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "soup", str(runs[0]), str(runs[1]), "--output-dir", str(tmp_path / "soup")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"souped 2 runs -> {tmp_path / 'soup'}" in out.stdout
+    assert len(json.loads((tmp_path / "soup" / MANIFEST).read_text(encoding="utf-8"))["ingredients"]) == 2
+    two = load_head(tmp_path / "soup").state_dict()["crf.transitions"]
+    torch.testing.assert_close(two, (ingredients[0]["crf.transitions"] + ingredients[1]["crf.transitions"]) / 2)
+
+
+def test_runs_that_cannot_be_souped_are_refused_by_name(tiny_encoder, tokenizer, ner_batch, tmp_path):
+    a = _run(tiny_encoder, tokenizer, ner_batch, 1, tmp_path / "a")
+    b = _run(tiny_encoder, tokenizer, ner_batch, 2, tmp_path / "b")
+    with pytest.raises(ValueError, match="at least 2 fine-tuned folders, got 1"):
+        soup([a], tmp_path / "out")
+    with pytest.raises(ValueError, match="a folder is given twice"):
+        soup([a, a], tmp_path / "out")
+    with pytest.raises(ValueError, match="b: the soup needs a folder of its own"):
+        soup([a, b], b)
+    no_crf = _run(tiny_encoder, tokenizer, ner_batch, 3, tmp_path / "no_crf", head=HeadConfig(**{**_head().to_dict(), "crf": False}))
+    with pytest.raises(ValueError, match=r"no_crf: its head differs from .*a's in crf: soup runs of one recipe only"):
+        soup([a, no_crf], tmp_path / "out")
+    torch.manual_seed(1)  # the same shape as the tiny encoder, initialised apart: another start
+    config = BertConfig.from_pretrained(tiny_encoder)
+    BertForMaskedLM(config).save_pretrained(tmp_path / "other_encoder")
+    tokenizer.save_pretrained(tmp_path / "other_encoder")
+    other = _run(tmp_path / "other_encoder", tokenizer, ner_batch, 1, tmp_path / "other")
+    with pytest.raises(ValueError, match=r"a: its encoder lies (0\.[4-9]|1\.)\d* from the soup's .* did not start from the same encoder"):
+        soup([a, other], tmp_path / "out")
+    (b / "model.safetensors").unlink()
+    with pytest.raises(ModelLoadError, match="b/model.safetensors: model.safetensors is missing"):
+        soup([a, b], tmp_path / "out")
+    assert not (tmp_path / "out").exists()  # nothing written by a refused soup
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "soup", str(a), "--output-dir", str(tmp_path / "out")], capture_output=True, text=True
+    )
+    assert out.returncode == 1 and "zhbert: error: a soup needs at least 2 fine-tuned folders, got 1" in out.stderr
