@@ -9,7 +9,6 @@ such folders are refused by how far each lies from the mean, rather than souped.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -32,14 +31,6 @@ def mean_state_dict(states: Iterable[Mapping[str, torch.Tensor]]) -> dict[str, t
     return {name: torch.stack([s[name] for s in states]).mean(0) if v.is_floating_point() else v for name, v in last.items()}
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _encoder_vector(state: Mapping[str, torch.Tensor]) -> torch.Tensor:
     return torch.cat([v.flatten() for k, v in state.items() if k.startswith("bert.") and v.is_floating_point()])
 
@@ -51,7 +42,7 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     encoder shape, tokenizer or word list that differs from the first folder's, or weights too
     far from the mean to share a start. Returns the manifest."""
     from .heads.io import load_head, save_head
-    from .lexicon import tokenizer_sha256
+    from .lexicon import file_sha256, tokenizer_sha256
     from .tokenizer import load_tokenizer
 
     paths = [Path(f) for f in folders]
@@ -98,7 +89,8 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     manifest = {
         "method": "uniform soup: the mean of the ingredients' weights (Wortsman et al. 2022)",
         "ingredients": [
-            {"folder": str(p), "model_sha256": _sha256(p / "model.safetensors"), "distance": round(d, 4)} for p, d in zip(paths, distances)
+            {"folder": str(p), "model_sha256": file_sha256(p / "model.safetensors"), "distance": round(d, 4)}
+            for p, d in zip(paths, distances)
         ],
     }
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
