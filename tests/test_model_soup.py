@@ -110,3 +110,38 @@ def test_runs_that_cannot_be_souped_are_refused_by_name(tiny_encoder, tokenizer,
         [sys.executable, "-m", "zhbert", "soup", str(a), "--output-dir", str(tmp_path / "out")], capture_output=True, text=True
     )
     assert out.returncode == 1 and "zhbert: error: a soup needs at least 2 fine-tuned folders, got 1" in out.stderr
+
+
+def test_the_soup_holds_one_run_in_memory_at_a_time(tiny_encoder, tokenizer, ner_batch, tmp_path, monkeypatch):
+    import gc
+    import weakref
+
+    import zhbert.heads.io as head_io
+
+    runs = [_run(tiny_encoder, tokenizer, ner_batch, seed, tmp_path / f"s{seed}") for seed in (1, 2, 3, 4)]
+    loaded, alive_at_load = [], []
+    real_load = head_io.load_head
+
+    def counting_load(path, *args, **kwargs):  # how many earlier runs' weights are still held when the next loads
+        gc.collect()
+        alive_at_load.append(sum(any(ref() is not None for ref in refs) for refs in loaded))
+        model = real_load(path, *args, **kwargs)
+        refs = [weakref.ref(model.classifier.weight)]  # the run is held by its model or by any state dict taken from it
+        loaded.append(refs)
+        state_dict = model.state_dict
+
+        def tracked_state_dict(*a, **kw):
+            state = state_dict(*a, **kw)
+            refs.append(weakref.ref(state["classifier.weight"]))
+            return state
+
+        model.state_dict = tracked_state_dict
+        return model
+
+    monkeypatch.setattr(head_io, "load_head", counting_load)
+    soup(runs, tmp_path / "soup")
+    assert alive_at_load == [0, 1, 1, 1]  # the first run (kept to be saved as the soup) and nothing else
+    monkeypatch.undo()
+    souped = load_head(tmp_path / "soup").state_dict()["classifier.weight"]
+    expected = sum(load_head(r).state_dict()["classifier.weight"] for r in runs) / 4
+    torch.testing.assert_close(souped, expected)

@@ -25,14 +25,42 @@ MAX_DISTANCE = 0.3
 
 
 def mean_state_dict(states: Iterable[Mapping[str, torch.Tensor]]) -> dict[str, torch.Tensor]:
-    """The mean of each floating-point tensor; integer buffers (position ids) from the last state."""
-    states = list(states)
-    last = states[-1]
-    return {name: torch.stack([s[name] for s in states]).mean(0) if v.is_floating_point() else v for name, v in last.items()}
+    """The mean of each floating-point tensor; integer buffers (position ids) from the first state.
+
+    A running sum in float64: ``states`` may be a generator that loads one run at a time, so
+    memory stays at one run and the sum however many runs are averaged."""
+    total: dict[str, torch.Tensor] | None = None
+    n = 0
+    for state in states:
+        if total is None:
+            dtypes = {k: v.dtype for k, v in state.items()}
+            total = {k: v.detach().to(torch.float64, copy=True) if v.is_floating_point() else v.detach().clone() for k, v in state.items()}
+        else:
+            if state.keys() != total.keys():
+                raise ValueError(f"state {n + 1} has other tensors than the first: {sorted(state.keys() ^ total.keys())[:3]}")
+            for k, v in state.items():
+                if v.is_floating_point():
+                    total[k] += v.detach()
+        n += 1
+        del state  # before the generator loads the next run
+    if total is None:
+        raise ValueError("no states to average")
+    return {k: (v / n).to(dtypes[k]) if v.is_floating_point() else v for k, v in total.items()}
 
 
-def _encoder_vector(state: Mapping[str, torch.Tensor]) -> torch.Tensor:
-    return torch.cat([v.flatten() for k, v in state.items() if k.startswith("bert.") and v.is_floating_point()])
+def _encoder_tensors(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: v for k, v in state.items() if k.startswith("bert.") and v.is_floating_point()}
+
+
+def _distance(weights: Path, centre: Mapping[str, torch.Tensor], centre_norm: float) -> float:
+    """Relative L2 distance of a saved run's encoder from the soup's, read one tensor at a time."""
+    from safetensors import safe_open
+
+    squared = 0.0
+    with safe_open(str(weights), framework="pt") as f:
+        for name, c in centre.items():
+            squared += float((f.get_tensor(name) - c).pow(2).sum(dtype=torch.float64))
+    return squared**0.5 / centre_norm
 
 
 def soup(folders: list[str | Path], output: str | Path) -> dict:
@@ -56,26 +84,34 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     first, tokenizer = load_head(paths[0]), load_tokenizer(paths[0])
     settings, tok = first.head.to_dict(), tokenizer_sha256(tokenizer)
     shape = {k: getattr(first.config, k) for k in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
-    states = [first.state_dict()]
-    for path in paths[1:]:
-        model = load_head(path)
-        other = model.head.to_dict()
-        differs = sorted(k for k in settings.keys() | other.keys() if settings.get(k) != other.get(k))
-        if differs:
-            raise ValueError(f"{path}: its head differs from {paths[0]}'s in {', '.join(differs)}: soup runs of one recipe only")
-        theirs = {k: getattr(model.config, k) for k in shape}
-        if theirs != shape:
-            raise ValueError(f"{path}: encoder {theirs} is not {paths[0]}'s {shape}")
-        if tokenizer_sha256(load_tokenizer(path)) != tok:
-            raise ValueError(f"{path}: its tokenizer differs from {paths[0]}'s")
-        state = model.state_dict()
-        for name, value in state.items():
-            if not value.is_floating_point() and not torch.equal(value, states[0][name]):
-                raise ValueError(f"{path}: buffer {name} differs from {paths[0]}'s")
-        states.append(state)
-    mean = mean_state_dict(states)
-    centre = _encoder_vector(mean)
-    distances = [float((_encoder_vector(s) - centre).norm() / centre.norm()) for s in states]
+
+    def runs():  # one run's weights in memory at a time, each checked against the first
+        yield first.state_dict()
+        for path in paths[1:]:
+            model = load_head(path)
+            other = model.head.to_dict()
+            differs = sorted(k for k in settings.keys() | other.keys() if settings.get(k) != other.get(k))
+            if differs:
+                raise ValueError(f"{path}: its head differs from {paths[0]}'s in {', '.join(differs)}: soup runs of one recipe only")
+            theirs = {k: getattr(model.config, k) for k in shape}
+            if theirs != shape:
+                raise ValueError(f"{path}: encoder {theirs} is not {paths[0]}'s {shape}")
+            if tokenizer_sha256(load_tokenizer(path)) != tok:
+                raise ValueError(f"{path}: its tokenizer differs from {paths[0]}'s")
+            state = model.state_dict()
+            del model
+            for name, value in state.items():
+                if not value.is_floating_point() and not torch.equal(value, buffers[name]):
+                    raise ValueError(f"{path}: buffer {name} differs from {paths[0]}'s")
+            yield state
+            del state
+
+    buffers = {k: v for k, v in first.state_dict().items() if not v.is_floating_point()}
+    mean = mean_state_dict(runs())
+    # A second pass for the distances, from the files: the mean is known only once every run is in.
+    centre = _encoder_tensors(mean)
+    centre_norm = sum(float(c.pow(2).sum(dtype=torch.float64)) for c in centre.values()) ** 0.5
+    distances = [_distance(p / "model.safetensors", centre, centre_norm) for p in paths]
     for path, d in zip(paths, distances):
         if d > MAX_DISTANCE:
             raise ValueError(

@@ -158,7 +158,7 @@ class AverageLastEpochs(TrainerCallback):
         self.epochs += 1
 
     def finish(self) -> None:
-        """Load the mean of the kept epochs (integer buffers, such as position ids, from the last)."""
+        """Load the mean of the kept epochs (integer buffers, such as position ids, from the first: they do not change)."""
         if not self.states:
             return
         self.model.load_state_dict(mean_state_dict(self.states))
