@@ -84,6 +84,7 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     first, tokenizer = load_head(paths[0]), load_tokenizer(paths[0])
     settings, tok = first.head.to_dict(), tokenizer_sha256(tokenizer)
     shape = {k: getattr(first.config, k) for k in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
+    buffers = {k: v for k, v in first.state_dict().items() if not v.is_floating_point()}
 
     def runs():  # one run's weights in memory at a time, each checked against the first
         yield first.state_dict()
@@ -106,7 +107,6 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
             yield state
             del state
 
-    buffers = {k: v for k, v in first.state_dict().items() if not v.is_floating_point()}
     mean = mean_state_dict(runs())
     # A second pass for the distances, from the files: the mean is known only once every run is in.
     centre = _encoder_tensors(mean)
