@@ -125,6 +125,14 @@ class RecipeArguments:
             "epoch's weights, not the last; the epochs' dev scores go into metrics.json's notes"
         },
     )
+    document_context: bool = field(
+        default=False,
+        metadata={
+            "help": "token heads: read each split's sentences in file order as the documents they come from: training and "
+            "scoring windows hold as many consecutive whole sentences as fit, so a sentence is tagged with its neighbours in view "
+            "(the BERT paper's document context for NER); the model is saved to read long texts the same way (window_align packed)"
+        },
+    )
     average_last_epochs: int = field(
         default=0,
         metadata={"help": "end on the mean of the weights at the ends of the last N epochs (checkpoint averaging; 0: the last weights)"},

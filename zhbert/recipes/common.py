@@ -40,6 +40,8 @@ __all__ = [
     "write_results",
     "result_record",
     "subsample",
+    "consecutive_groups",
+    "document_examples",
 ]
 
 
@@ -312,6 +314,15 @@ def check_pair_lengths(model: ZhBertForTask, tokenizer, splits: dict[str, list[d
 
 def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
     """The head (``kind``: token, sequence or pair) a recipe trains, from its arguments and its dataset."""
+    if args.document_context:
+        if kind != "token":
+            raise ValueError(f"--document_context reads sentences with their neighbours to tag them: token heads only, not a {kind} head")
+        if args.window_align not in (None, "packed"):
+            raise ValueError(
+                f"--document_context trains on windows packed with whole sentences and reads long texts the same way: "
+                f"--window_align {args.window_align} contradicts it"
+            )
+        args = replace(args, window_align="packed")
     return HeadConfig(
         kind=kind,
         labels=data.labels,
@@ -342,19 +353,73 @@ def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
     ``--best_epoch_on_dev``). Returns ``data, model, tokenizer``."""
     data = load_splits(args, task)
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
-    data = fit(args, data, model, tokenizer, lambda: char_tag_examples(tokenizer, data.train, data.labels), evaluate)
+    if args.document_context:
+        body = window_size(model.head, model.config) - 2
+        note = f"document context: consecutive sentences of each split packed into windows of up to {body} tokens"
+        data = replace(data, notes=[*data.notes, note])
+
+        def examples():
+            return document_examples(char_tag_examples(tokenizer, data.train, data.labels), body)
+
+    else:
+
+        def examples():
+            return char_tag_examples(tokenizer, data.train, data.labels)
+
+    data = fit(args, data, model, tokenizer, examples, evaluate)
     return data, model, tokenizer
 
 
+def consecutive_groups(lengths: list[int], budget: int) -> list[range]:
+    """Consecutive items packed greedily into groups of at most ``budget`` in total: a new group
+    starts where the next item would overflow; an item over the budget on its own is a group alone."""
+    groups, start, used = [], 0, 0
+    for i, n in enumerate(lengths):
+        if i > start and used + n > budget:
+            groups.append(range(start, i))
+            start, used = i, 0
+        used += n
+    if lengths:
+        groups.append(range(start, len(lengths)))
+    return groups
+
+
+def document_examples(examples: list[dict], body: int) -> list[dict]:
+    """Tagged sentence examples (in file order) joined into documents of consecutive whole
+    sentences that fill a window of ``body`` tokens: every tag is still trained on, each in view
+    of its neighbours (a sentence longer than a window stays alone, windowed by the collator)."""
+    if any("weight" in e for e in examples):
+        raise ValueError("--document_context packs consecutive sentences into one window: weighted extra sentences cannot share it")
+    out = []
+    for group in consecutive_groups([len(e["input_ids"]) for e in examples], body):
+        out.append({key: [x for i in group for x in examples[i][key]] for key in ("input_ids", "tags")})
+    return out
+
+
 def predict_test_spans(
-    model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None
+    model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None, documents: bool = False
 ) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
-    """The test texts (or ``rows``') and the predicted ``(type, start, end)`` character spans of each."""
+    """The test texts (or ``rows``') and the predicted ``(type, start, end)`` character spans of each;
+    ``documents``: read as training with ``--document_context`` saw them, consecutive sentences
+    packed into one window (joined by line breaks), each sentence's spans cut back out."""
     from ..heads import char_spans, predict_tags
 
     texts = [r["text"] for r in (data.test if rows is None else rows)]
-    preds = predict_tags(model, tokenizer, texts, batch_size=64)
-    return texts, [char_spans(p, data.scheme) for p in preds]
+    if not documents:
+        preds = predict_tags(model, tokenizer, texts, batch_size=64)
+        return texts, [char_spans(p, data.scheme) for p in preds]
+    body = window_size(model.head, model.config) - 2
+    groups = consecutive_groups([len(e) for e in encode(tokenizer, texts)], body)
+    joined = predict_tags(model, tokenizer, ["\n".join(texts[i] for i in g) for g in groups], batch_size=64)
+    spans: list[list[tuple[str, int, int]]] = []
+    for group, pred in zip(groups, joined):
+        found, start = char_spans(pred, data.scheme), 0
+        for i in group:
+            end = start + len(texts[i])
+            # a span reaching across a line break is cut at it: an entity or word never spans two sentences
+            spans.append([(t, max(s, start) - start, min(e, end) - start) for t, s, e in found if s < end and e > start])
+            start = end + 1
+    return texts, spans
 
 
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:

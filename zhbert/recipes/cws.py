@@ -56,7 +56,7 @@ def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
     for suffix, rows in (("", data.test), ("_extra_test", data.extra_test)):
         if not rows:
             continue
-        texts, spans = predict_test_spans(model, tokenizer, data, rows)
+        texts, spans = predict_test_spans(model, tokenizer, data, rows, documents=args.document_context)
         predicted = [words_from_spans(t, s) for t, s in zip(texts, spans)]
         gold = [r["words"] for r in rows]
         metrics["zhbert" + suffix] = word_prf(gold, predicted, data.train_words)

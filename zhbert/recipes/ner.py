@@ -33,6 +33,6 @@ def run(args: RecipeArguments) -> dict:
 
 def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
     """Predicted spans -> character tags -> seqeval; the metrics and the headline's key."""
-    texts, spans = predict_test_spans(model, tokenizer, data)
+    texts, spans = predict_test_spans(model, tokenizer, data, documents=args.document_context)
     predicted = [spans_to_tags(len(t), s, data.scheme) for t, s in zip(texts, spans)]
     return entity_prf([r["tags"] for r in data.test], predicted, data.scheme), "overall.f1"

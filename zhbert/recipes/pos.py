@@ -74,7 +74,7 @@ def jieba_baseline(texts: list[str]) -> tuple[list[list[str]], list[list[str]]]:
 
 
 def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
-    texts, spans = predict_test_spans(model, tokenizer, data)
+    texts, spans = predict_test_spans(model, tokenizer, data, documents=args.document_context)
     words, tags = zip(*(tagged_words(t, s) for t, s in zip(texts, spans))) if texts else ((), ())
     metrics = {"zhbert": score(data.test, list(words), list(tags), data.train_words)}
     jw, jt = jieba_baseline(texts)
