@@ -395,6 +395,49 @@ def test_fgm_moves_the_batchs_embeddings_along_the_gradient_and_puts_them_back(t
         fine_tune(frozen, tokenizer, ner_examples[:4], FinetuneConfig(output=str(tmp_path / "f"), max_steps=1, fgm_epsilon=1.0))
 
 
+@pytest.mark.parametrize("kind", ["token-crf", "token"])
+def test_rdrop_adds_the_two_passes_disagreement_to_their_mean_loss(kind, tiny_encoder, tokenizer, ner_examples, tmp_path):
+    """`--rdrop_alpha`: two passes under different dropout draws; without dropout they agree and the
+    loss is the plain loss, with it the KL term is positive and scaled as the head's own loss; training
+    runs the model twice a step."""
+    from zhbert.training.finetune import FinetuneConfig, fine_tune, rdrop_loss
+
+    head = HeadConfig(**HEADS[kind], window=64)
+    batch = TaskCollator(tokenizer, head, 64)(ner_examples[:4])
+    model = new_head(tiny_encoder, head)
+    model.train()
+    torch.manual_seed(3)
+    one, two = model(**batch), model(**batch)  # as rdrop_loss runs them, from the same seed
+    assert not torch.allclose(one.logits, two.logits)  # dropout draws differ
+    for alpha in (0.0, 2.0):
+        torch.manual_seed(3)
+        got = rdrop_loss(model, batch, alpha)
+        labelled = batch["labels"] != -100
+        p, q = torch.log_softmax(one.logits[labelled], -1), torch.log_softmax(two.logits[labelled], -1)
+        kl = 0.5 * (
+            torch.nn.functional.kl_div(q, p, log_target=True, reduction="none")
+            + torch.nn.functional.kl_div(p, q, log_target=True, reduction="none")
+        ).sum(-1)
+        scaled = kl.sum() / 4 if kind == "token-crf" else kl.mean()  # four sentences under a CRF; tokens under softmax
+        torch.testing.assert_close(got, (one.loss + two.loss) / 2 + alpha * scaled)
+    model.eval()  # no dropout: the two passes agree, the KL term is nothing
+    torch.testing.assert_close(rdrop_loss(model, batch, 5.0), model(**batch).loss)
+
+    calls = []
+    fresh = new_head(tiny_encoder, head)
+    forward = fresh.forward
+    fresh.forward = lambda *a, _f=forward, **kw: (calls.append(1), _f(*a, **kw))[1]
+    fine_tune(fresh, tokenizer, ner_examples[:12], FinetuneConfig(output=str(tmp_path / "r"), max_steps=3, batch_size=4, rdrop_alpha=1.0))
+    assert len(calls) == 6
+    with pytest.raises(ValueError, match="R-Drop and FGM each replace the training step"):
+        fine_tune(
+            fresh, tokenizer, ner_examples[:4], FinetuneConfig(output=str(tmp_path / "b"), max_steps=1, rdrop_alpha=1.0, fgm_epsilon=1.0)
+        )
+    with pytest.raises(ValueError, match="token heads only, not a sequence head"):
+        sequence = new_head(tiny_encoder, HeadConfig(**HEADS["sequence"], window=64))
+        fine_tune(sequence, tokenizer, ner_examples[:4], FinetuneConfig(output=str(tmp_path / "s"), max_steps=1, rdrop_alpha=1.0))
+
+
 def test_layer_lr_decay_slows_the_lower_encoder_layers(tiny_encoder):
     """`--layer_lr_decay D`: encoder layer i of L (from 1) learns at the rate x D^(L - i), the embeddings at
     x D^L, the pooler at the rate; the head stays at x20 and carried head layers, if asked, at the rate."""

@@ -112,6 +112,14 @@ class RecipeArguments:
             "(L2 norm) along the loss gradient; about twice the training time (0: off; 1.0 is the usual value)"
         },
     )
+    rdrop_alpha: float = field(
+        default=0.0,
+        metadata={
+            "help": "token heads: R-Drop (Liang et al. 2021): every batch passes twice under different dropout masks and the "
+            "loss adds this weight times the symmetric KL divergence of the two passes' per-token tag distributions; "
+            "about twice the training time (0: off; 1.0 is usual)"
+        },
+    )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     score_on: str = field(

@@ -432,6 +432,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         carried_at_encoder_lr=args.carried_at_encoder_lr,
         layer_lr_decay=args.layer_lr_decay,
         fgm_epsilon=args.fgm_epsilon,
+        rdrop_alpha=args.rdrop_alpha,
         seed=args.seed,
     )
 

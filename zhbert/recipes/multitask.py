@@ -77,9 +77,10 @@ def run(args: RecipeArguments) -> dict:
     torch.manual_seed(args.seed)
     if args.static_embeddings:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
-    if args.best_epoch_on_dev or args.average_last_epochs or args.carried_at_encoder_lr or args.fgm_epsilon:
+    if args.best_epoch_on_dev or args.average_last_epochs or args.carried_at_encoder_lr or args.fgm_epsilon or args.rdrop_alpha:
         raise ValueError(
-            "--best_epoch_on_dev, --average_last_epochs, --carried_at_encoder_lr and --fgm_epsilon are for one task's recipe, "
+            "--best_epoch_on_dev, --average_last_epochs, --carried_at_encoder_lr, --fgm_epsilon and --rdrop_alpha are for one "
+            "task's recipe, "
             "not the multi-task model"
         )
     if args.evaluate_only:

@@ -21,7 +21,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..model_soup import mean_state_dict
 
-__all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings"]
+__all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings", "rdrop_loss"]
 
 logger = logging.getLogger("zhbert")
 
@@ -41,6 +41,7 @@ class FinetuneConfig:
     seed: int = 42
     group_by_length: bool = True  # batch examples of similar length together
     fgm_epsilon: float = 0.0  # > 0: adversarial training (FGM), a second pass on word embeddings moved this far
+    rdrop_alpha: float = 0.0  # > 0: R-Drop, two passes per batch and this weight on their symmetric KL (token heads)
     logging_steps: int = 50
     save_steps: int = 0  # 0: no intermediate checkpoints
 
@@ -202,6 +203,35 @@ class _AdversarialTrainer(Trainer):
         return loss  # the clean loss is what the logs report
 
 
+def rdrop_loss(model: ZhBertForTask, inputs: dict, alpha: float) -> torch.Tensor:
+    """R-Drop (Liang et al., NeurIPS 2021) for a token head: the batch passes twice, under two dropout
+    draws; the loss is the two losses' mean plus ``alpha`` times the symmetric KL divergence between the
+    two passes' tag distributions at every labelled token. The KL term is scaled as the head's own loss
+    is: summed over a sentence and averaged over sentences under a CRF (a sequence's NLL), averaged over
+    tokens under softmax."""
+    first, second = model(**inputs), model(**inputs)
+    labelled = inputs["labels"] != -100
+    p, q = (torch.log_softmax(out.logits[labelled].float(), dim=-1) for out in (first, second))
+    kl = 0.5 * (p.exp() * (p - q) + q.exp() * (q - p)).sum(-1)  # per labelled token
+    if model.crf is not None:
+        kl_term = kl.sum() / labelled.any(1).sum().clamp(min=1)
+    else:
+        kl_term = kl.mean() if kl.numel() else kl.sum()
+    return (first.loss + second.loss) / 2 + alpha * kl_term
+
+
+class _RDropTrainer(Trainer):
+    """``Trainer`` whose loss is R-Drop's (:func:`rdrop_loss`)."""
+
+    def __init__(self, *args, rdrop_alpha: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rdrop_alpha = rdrop_alpha
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        loss = rdrop_loss(model, inputs, self.rdrop_alpha)
+        return (loss, None) if return_outputs else loss
+
+
 def fine_tune(
     model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, at_epoch_end: KeepBestEpoch | AverageLastEpochs | None = None
 ) -> Trainer:
@@ -214,9 +244,16 @@ def fine_tune(
     adversarial = {"fgm_epsilon": cfg.fgm_epsilon} if cfg.fgm_epsilon > 0 else {}
     if adversarial and model.head.mode == "frozen":
         raise ValueError("FGM moves the encoder's word embeddings along their gradient: a frozen encoder has none (--mode finetune)")
+    if cfg.rdrop_alpha < 0:
+        raise ValueError(f"rdrop_alpha must be 0 (off) or more, got {cfg.rdrop_alpha}")
+    rdrop = {"rdrop_alpha": cfg.rdrop_alpha} if cfg.rdrop_alpha > 0 else {}
+    if rdrop and model.head.kind != "token":
+        raise ValueError(f"R-Drop compares two passes' tag distributions token by token: token heads only, not a {model.head.kind} head")
+    if rdrop and adversarial:
+        raise ValueError("R-Drop and FGM each replace the training step: give one")
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
     optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
-    trainer = (_AdversarialTrainer if adversarial else Trainer)(
+    trainer = (_AdversarialTrainer if adversarial else _RDropTrainer if rdrop else Trainer)(
         model=model,
         args=args,
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
@@ -224,6 +261,7 @@ def fine_tune(
         optimizers=(optimizer, None),
         callbacks=[at_epoch_end] if at_epoch_end else None,
         **adversarial,
+        **rdrop,
     )
     trainer.train()
     if at_epoch_end:
