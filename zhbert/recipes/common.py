@@ -353,18 +353,14 @@ def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
     ``--best_epoch_on_dev``). Returns ``data, model, tokenizer``."""
     data = load_splits(args, task)
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
-    if args.document_context:
-        body = window_size(model.head, model.config) - 2
+    body = window_size(model.head, model.config) - 2 if args.document_context else None
+    if body:
         note = f"document context: consecutive sentences of each split packed into windows of up to {body} tokens"
         data = replace(data, notes=[*data.notes, note])
 
-        def examples():
-            return document_examples(char_tag_examples(tokenizer, data.train, data.labels), body)
-
-    else:
-
-        def examples():
-            return char_tag_examples(tokenizer, data.train, data.labels)
+    def examples():
+        sentences = char_tag_examples(tokenizer, data.train, data.labels)
+        return document_examples(sentences, body) if body else sentences
 
     data = fit(args, data, model, tokenizer, examples, evaluate)
     return data, model, tokenizer

@@ -80,8 +80,7 @@ def run(args: RecipeArguments) -> dict:
     if args.best_epoch_on_dev or args.average_last_epochs or args.carried_at_encoder_lr or args.fgm_epsilon or args.rdrop_alpha:
         raise ValueError(
             "--best_epoch_on_dev, --average_last_epochs, --carried_at_encoder_lr, --fgm_epsilon and --rdrop_alpha are for one "
-            "task's recipe, "
-            "not the multi-task model"
+            "task's recipe, not the multi-task model"
         )
     if args.evaluate_only:
         model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
