@@ -460,3 +460,28 @@ def test_layer_lr_decay_slows_the_lower_encoder_layers(tiny_encoder):
     frozen = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64, mode="frozen"))
     with pytest.raises(ValueError, match="a frozen encoder learns nothing"):
         _param_groups(frozen, FinetuneConfig(layer_lr_decay=0.8), frozen=True)
+
+
+def test_recipe_head_rate_warmup_and_weight_decay_reach_the_optimizer(tiny_encoder, tmp_path):
+    """`--head_learning_rate`, `--warmup` and `--weight_decay` of a recipe's command line set the head's
+    parameter group, the scheduler's warm-up and AdamW's decay; a rate of 0 or less is refused by name."""
+    from zhbert.recipes.arguments import finalize_args, parse_args
+    from zhbert.recipes.common import finetune_config
+    from zhbert.training.finetune import _param_groups, training_arguments
+
+    model = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64))
+    names = {id(p): n for n, p in model.named_parameters()}
+    argv = ["--learning_rate", "2e-4", "--output_dir", str(tmp_path)]
+    flags = ["--head_learning_rate", "1e-2", "--warmup", "0.25", "--weight_decay", "0.05"]
+    default, chosen = (finetune_config(finalize_args(parse_args(argv + extra), "resume")) for extra in ([], flags))
+    for cfg, head_rate in ((default, 2e-4 * 20), (chosen, 1e-2)):
+        rate = {names[id(p)]: g["lr"] for g in _param_groups(model, cfg, frozen=False) for p in g["params"]}
+        assert rate["classifier.weight"] == rate["crf.transitions"] == head_rate
+        assert rate["bert.encoder.layer.0.attention.self.query.weight"] == 2e-4
+    arguments = training_arguments(chosen, batch_size=8, by_length=False)
+    assert (arguments.warmup_steps, arguments.weight_decay) == (0.25, 0.05)
+    assert (default.warmup, default.weight_decay) == (0.1, 0.01)  # the recipes' defaults before these flags existed
+    with pytest.raises(ValueError, match="head_learning_rate must be above 0, got 0.0"):
+        _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--head_learning_rate", "0"]), "resume")), frozen=False)
+    with pytest.raises(ValueError, match="warmup and weight_decay must be 0 or more, got -1.0 and 0.01"):
+        _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--warmup", "-1"]), "resume")), frozen=False)

@@ -77,6 +77,15 @@ class RecipeArguments:
     max_steps: int | None = field(default=None, metadata={"help": "stop after this many optimizer steps (overrides epochs)"})
     batch_size: int | None = field(default=None, metadata={"help": "examples per step (default 32)"})
     learning_rate: float | None = field(default=None, metadata={"help": "encoder learning rate (default 5e-5; 1e-3 frozen)"})
+    head_learning_rate: float | None = field(
+        default=None,
+        metadata={
+            "help": "learning rate of the head's own layers (output layer, CRF, BiLSTM, fusion, word-feature tables); "
+            "default: the learning rate x 20 when fine-tuning, the learning rate when frozen"
+        },
+    )
+    warmup: float = field(default=0.1, metadata={"help": "linear warm-up: a fraction of the steps (below 1) or a number of steps"})
+    weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
     extra_train: str | None = field(
         default=None,
         metadata={

@@ -53,6 +53,11 @@ def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
     With ``layer_lr_decay`` D below 1 the encoder's layer i of L (from 1) learns at the rate times
     D^(L - i), its embeddings at D^L: the lower layers, which hold what pretraining learnt
     (ELECTRA, Clark et al. 2020; ULMFiT's discriminative rates), move least."""
+    for name, value in (("learning_rate", cfg.learning_rate), ("head_learning_rate", cfg.head_learning_rate)):
+        if value is not None and value <= 0:
+            raise ValueError(f"{name} must be above 0, got {value}")
+    if cfg.warmup < 0 or cfg.weight_decay < 0:
+        raise ValueError(f"warmup and weight_decay must be 0 or more, got {cfg.warmup} and {cfg.weight_decay}")
     lr = cfg.learning_rate or (1e-3 if frozen else 5e-5)
     head_lr = cfg.head_learning_rate or (lr if frozen else lr * 20)
     if not 0.0 < cfg.layer_lr_decay <= 1.0:
