@@ -248,6 +248,33 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
         load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")
 
 
+def test_add_dev_to_train_trains_on_the_dev_split_and_refuses_to_score_on_it():
+    """`--add_dev_to_train`: the final fit on train + dev once the settings were chosen on dev; the dev
+    split is gone, so nothing can be scored or chosen on it, and a segmenter's OOV words count it as seen."""
+    from zhbert.data.tasks import load_task_data
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import load_splits
+
+    full = load_task_data("ner", "resume")
+    data = load_splits(RecipeArguments(dataset="resume", add_dev_to_train=True), "ner")
+    assert data.train == full.train + full.dev and data.dev == [] and data.test == full.test
+    assert data.notes[-1] == "trained on train + dev (--add_dev_to_train): 3,819 + 463 examples"
+    pku = load_task_data("cws", "pku")
+    seen = load_splits(RecipeArguments(dataset="pku", add_dev_to_train=True), "cws").train_words
+    assert seen == pku.train_words | {w for r in pku.dev for w in r["words"]} and seen > pku.train_words
+    refusals = {
+        "--score_on dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, score_on="dev"),
+        "--best_epoch_on_dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, best_epoch_on_dev=True),
+        "ner-cluener is scored on its dev split": RecipeArguments(dataset="cluener", add_dev_to_train=True),
+        "--evaluate_only m trains nothing": RecipeArguments(dataset="resume", add_dev_to_train=True, evaluate_only="m"),
+    }
+    for message, args in refusals.items():
+        with pytest.raises(ValueError, match=message):
+            load_splits(args, "ner")
+    with pytest.raises(ValueError, match="label thresholds are tuned on its dev split"):
+        load_splits(RecipeArguments(dataset="nlpcc2014", add_dev_to_train=True), "tagging")
+
+
 def test_flags_that_choose_the_final_weights_refuse_what_they_cannot_do(tiny_encoder):
     """The epoch is chosen on dev, so scoring it on dev again would flatter it; the two ways of choosing
     the final weights exclude each other; no carried layers without a task folder to carry them."""

@@ -129,6 +129,14 @@ class RecipeArguments:
             "about twice the training time (0: off; 1.0 is usual)"
         },
     )
+    add_dev_to_train: bool = field(
+        default=False,
+        metadata={
+            "help": "train on the training and dev splits together: the final fit, once the settings were chosen on dev "
+            "(--score_on dev); scored on test (refused with --score_on dev or --best_epoch_on_dev, and where a dataset's "
+            "headline score is on its dev split)"
+        },
+    )
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N training examples"})
     max_eval_samples: int | None = field(default=None, metadata={"help": "score only the first N evaluation examples"})
     score_on: str = field(

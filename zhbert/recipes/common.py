@@ -56,6 +56,8 @@ def load_splits(args: RecipeArguments, task: str):
     data = load_task_data(task, args.dataset)
     if args.score_on not in ("test", "dev"):
         raise ValueError(f"--score_on must be test or dev, got {args.score_on!r}")
+    if args.add_dev_to_train:
+        data = _with_dev_in_train(args, data)
     if args.score_on == "dev":  # the dev split takes the test split's place; a second test set is not scored
         note = f"scored on the dev split (--score_on dev), not on {data.eval_split}"
         data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
@@ -74,6 +76,25 @@ def load_splits(args: RecipeArguments, task: str):
         test=subsample(data.test, n),
         extra_test=subsample(data.extra_test, n),
     )
+
+
+def _with_dev_in_train(args: RecipeArguments, data):
+    """The dev split's rows appended to the training split's, and no dev split left: the final fit
+    after the settings were chosen on dev (as Flair's CoNLL figures were trained)."""
+    if args.score_on == "dev" or args.best_epoch_on_dev:
+        flag = "--score_on dev" if args.score_on == "dev" else "--best_epoch_on_dev"
+        raise ValueError(f"--add_dev_to_train trains on the dev split: {flag} cannot score on it as well")
+    if data.eval_split == "dev":
+        raise ValueError(f"--add_dev_to_train: {data.name} is scored on its dev split (its test split has no labels)")
+    if not data.dev:
+        raise ValueError(f"--add_dev_to_train: {data.name} has no dev split")
+    if data.multi_label:
+        raise ValueError(f"--add_dev_to_train: {data.name}'s label thresholds are tuned on its dev split, which must stay unseen")
+    if args.evaluate_only:
+        raise ValueError(f"--add_dev_to_train is a training option: --evaluate_only {args.evaluate_only} trains nothing")
+    note = f"trained on train + dev (--add_dev_to_train): {len(data.train):,} + {len(data.dev):,} examples"
+    words = data.train_words | {w for r in data.dev for w in r["words"]} if data.train_words is not None else None
+    return replace(data, train=data.train + data.dev, dev=[], train_words=words, notes=[*data.notes, note])
 
 
 def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict], data):
