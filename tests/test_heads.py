@@ -485,3 +485,26 @@ def test_recipe_head_rate_warmup_and_weight_decay_reach_the_optimizer(tiny_encod
         _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--head_learning_rate", "0"]), "resume")), frozen=False)
     with pytest.raises(ValueError, match="warmup and weight_decay must be 0 or more, got -1.0 and 0.01"):
         _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--warmup", "-1"]), "resume")), frozen=False)
+
+
+def test_recipe_dropout_flags_reach_the_model_and_its_folder(tiny_encoder, tokenizer, tmp_path):
+    """`--classifier_dropout` and `--hidden_dropout` set the head's and the encoder's dropout of the model
+    a recipe trains, are written to its config.json and read back; out-of-range values and the flags with
+    --evaluate_only are refused by name; without them the checkpoint's dropout stays."""
+    from zhbert.recipes.arguments import finalize_args, parse_args
+    from zhbert.recipes.common import prepare_model
+
+    head = HeadConfig(**HEADS["token-crf"], window=64, bilstm_layers=1)
+    argv = ["--encoder", str(tiny_encoder), "--output_dir", str(tmp_path)]
+    default, _ = prepare_model(finalize_args(parse_args(argv), "resume"), head)
+    chosen, _ = prepare_model(finalize_args(parse_args(argv + ["--classifier_dropout", "0.3", "--hidden_dropout", "0.2"]), "resume"), head)
+    checkpoint = default.config.hidden_dropout_prob
+    assert default.dropout.p == checkpoint and default.bert.encoder.layer[0].output.dropout.p == checkpoint
+    assert chosen.dropout.p == 0.3 and chosen.bert.encoder.layer[0].output.dropout.p == 0.2
+    back = load_head(save_head(chosen, tokenizer, tmp_path / "model"))
+    assert (back.config.classifier_dropout, back.config.hidden_dropout_prob, back.dropout.p) == (0.3, 0.2, 0.3)
+    with pytest.raises(ValueError, match=r"classifier_dropout is a probability in \[0, 1\), got 1.0"):
+        prepare_model(finalize_args(parse_args(argv + ["--classifier_dropout", "1"]), "resume"), head)
+    with pytest.raises(ValueError, match="--hidden_dropout is a training option"):
+        evaluate = ["--evaluate_only", str(tmp_path / "model"), "--hidden_dropout", "0.2"]
+        prepare_model(finalize_args(parse_args(argv + evaluate), "resume"), head)

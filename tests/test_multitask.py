@@ -93,8 +93,10 @@ def test_train_multitask_and_the_study(tiny_encoder, tmp_path):
     assert mt["matching"](("花呗怎么还款", "花呗如何还钱")).label in {"0", "1"}
     with pytest.raises(ValueError, match="recipe=dataset pairs"):
         recipe.run(recipe.arguments(encoder=str(tiny_encoder), dataset="ner=msra,poetry=tang", preset="tiny"))
-    for flag in ({"best_epoch_on_dev": True}, {"carried_at_encoder_lr": True}, {"fgm_epsilon": 1.0}, {"rdrop_alpha": 1.0}):
-        with pytest.raises(ValueError, match="are for one task's recipe, not the multi-task model"):
+    single_task = ({"best_epoch_on_dev": True}, {"carried_at_encoder_lr": True}, {"fgm_epsilon": 1.0}, {"rdrop_alpha": 1.0})
+    for flag in single_task + ({"classifier_dropout": 0.3}, {"hidden_dropout": 0.2}):
+        name = "--" + next(iter(flag))
+        with pytest.raises(ValueError, match=f"{name}: for one task's recipe, not the multi-task model"):
             recipe.run(recipe.arguments(encoder=str(tiny_encoder), dataset="ner=msra,cws=pku", preset="tiny", **flag))
     res = CliRunner().invoke(
         app,

@@ -28,13 +28,25 @@ def _error(path, problem: str) -> ModelLoadError:
 LEXICON_WORDS_FILE = "lexicon_words.txt"
 
 
-def new_head(encoder: str | Path, head: HeadConfig, lexicon_words: str | Path | None = None) -> ZhBertForTask:
+def new_head(
+    encoder: str | Path,
+    head: HeadConfig,
+    lexicon_words: str | Path | None = None,
+    classifier_dropout: float | None = None,
+    hidden_dropout: float | None = None,
+) -> ZhBertForTask:
     """A fresh head on a pretrained encoder folder (any local BERT checkpoint).
 
     ``lexicon_words``: a word-list file added to a lexicon head's dictionary (a domain's words);
-    :func:`save_head` copies it into the model folder, which reads it back."""
+    :func:`save_head` copies it into the model folder, which reads it back.
+    ``classifier_dropout`` (before the head's BiLSTM and output layer) and ``hidden_dropout`` (the
+    encoder's, BertConfig's ``hidden_dropout_prob``) replace the checkpoint's values when given;
+    they are written to the model folder's config.json with the rest."""
     if lexicon_words is not None and not head.lexicon:
         raise ValueError(f"{lexicon_words}: a word list is added to a lexicon; give the head one (--lexicon jieba)")
+    for name, p in (("classifier_dropout", classifier_dropout), ("hidden_dropout", hidden_dropout)):
+        if p is not None and not 0.0 <= p < 1.0:
+            raise ValueError(f"{name} is a probability in [0, 1), got {p}")
     from transformers import BertConfig
 
     path = _check_folder(encoder)
@@ -43,6 +55,10 @@ def new_head(encoder: str | Path, head: HeadConfig, lexicon_words: str | Path | 
     # transfer. Its layers of the same shape carry over (encoder, fusion, word-feature tables).
     from_task = getattr(config, "zhbert_head", None) is not None
     config.zhbert_head = head.to_dict()
+    if classifier_dropout is not None:
+        config.classifier_dropout = classifier_dropout
+    if hidden_dropout is not None:
+        config.hidden_dropout_prob = hidden_dropout
     model, info = ZhBertForTask.from_pretrained(
         str(path),
         config=config,

@@ -84,6 +84,13 @@ class RecipeArguments:
             "default: the learning rate x 20 when fine-tuning, the learning rate when frozen"
         },
     )
+    classifier_dropout: float | None = field(
+        default=None,
+        metadata={"help": "dropout before the head's BiLSTM and output layer (default: the encoder's hidden dropout, 0.1)"},
+    )
+    hidden_dropout: float | None = field(
+        default=None, metadata={"help": "the encoder's dropout between its layers (default: the checkpoint's, 0.1 in zhbert's)"}
+    )
     warmup: float = field(default=0.1, metadata={"help": "linear warm-up: a fraction of the steps (below 1) or a number of steps"})
     weight_decay: float = field(default=0.01, metadata={"help": "AdamW weight decay"})
     extra_train: str | None = field(

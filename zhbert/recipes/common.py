@@ -223,6 +223,9 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     if args.evaluate_only:
         if args.static_embeddings:
             raise ValueError("--static_embeddings starts the word-feature tables of a head to train; --evaluate_only trains nothing")
+        for flag in ("classifier_dropout", "hidden_dropout"):
+            if getattr(args, flag) is not None:
+                raise ValueError(f"--{flag} is a training option: dropout is off when {args.evaluate_only} is scored")
         if args.lexicon_words:
             raise ValueError(
                 f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
@@ -231,7 +234,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
     path = _encoder_path(args.encoder)
-    model = new_head(path, head, args.lexicon_words)
+    model = new_head(path, head, args.lexicon_words, args.classifier_dropout, args.hidden_dropout)
     if args.random_init:
         fresh = ZhBertForTask(model.config, model.head)  # post_init draws every weight anew
         if model.word_features is not None:

@@ -77,11 +77,11 @@ def run(args: RecipeArguments) -> dict:
     torch.manual_seed(args.seed)
     if args.static_embeddings:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
-    if args.best_epoch_on_dev or args.average_last_epochs or args.carried_at_encoder_lr or args.fgm_epsilon or args.rdrop_alpha:
-        raise ValueError(
-            "--best_epoch_on_dev, --average_last_epochs, --carried_at_encoder_lr, --fgm_epsilon and --rdrop_alpha are for one "
-            "task's recipe, not the multi-task model"
-        )
+    single_task_flags = ("best_epoch_on_dev", "average_last_epochs", "carried_at_encoder_lr", "fgm_epsilon", "rdrop_alpha")
+    single_task_flags += ("classifier_dropout", "hidden_dropout")
+    given = [f"--{flag}" for flag in single_task_flags if getattr(args, flag) not in (None, False, 0, 0.0)]
+    if given:
+        raise ValueError(f"{', '.join(given)}: for one task's recipe, not the multi-task model")
     if args.evaluate_only:
         model, tokenizer = load_multitask(args.evaluate_only), load_tokenizer(args.evaluate_only)
         for view in model.tasks.values():  # the reading flags given (e.g. --truncate) apply to every head
