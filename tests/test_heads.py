@@ -505,6 +505,6 @@ def test_recipe_dropout_flags_reach_the_model_and_its_folder(tiny_encoder, token
     assert (back.config.classifier_dropout, back.config.hidden_dropout_prob, back.dropout.p) == (0.3, 0.2, 0.3)
     with pytest.raises(ValueError, match=r"classifier_dropout is a probability in \[0, 1\), got 1.0"):
         prepare_model(finalize_args(parse_args(argv + ["--classifier_dropout", "1"]), "resume"), head)
+    evaluate = ["--evaluate_only", str(tmp_path / "model"), "--hidden_dropout", "0.2"]
     with pytest.raises(ValueError, match="--hidden_dropout is a training option"):
-        evaluate = ["--evaluate_only", str(tmp_path / "model"), "--hidden_dropout", "0.2"]
         prepare_model(finalize_args(parse_args(argv + evaluate), "resume"), head)

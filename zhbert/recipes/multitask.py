@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import importlib
 import json
-from dataclasses import asdict, replace
+from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 from ..heads.multitask import ZhBertMultiTask, load_multitask, new_multitask, save_multitask
@@ -77,9 +77,12 @@ def run(args: RecipeArguments) -> dict:
     torch.manual_seed(args.seed)
     if args.static_embeddings:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
-    single_task_flags = ("best_epoch_on_dev", "average_last_epochs", "carried_at_encoder_lr", "fgm_epsilon", "rdrop_alpha")
-    single_task_flags += ("classifier_dropout", "hidden_dropout")
-    given = [f"--{flag}" for flag in single_task_flags if getattr(args, flag) not in (None, False, 0, 0.0)]
+    single_task_flags = (
+        "best_epoch_on_dev", "average_last_epochs", "carried_at_encoder_lr", "fgm_epsilon", "rdrop_alpha",
+        "classifier_dropout", "hidden_dropout",
+    )  # fmt: skip
+    defaults = {f.name: f.default for f in fields(RecipeArguments)}
+    given = [f"--{flag}" for flag in single_task_flags if getattr(args, flag) != defaults[flag]]  # a dropout of 0.0 is given too
     if given:
         raise ValueError(f"{', '.join(given)}: for one task's recipe, not the multi-task model")
     if args.evaluate_only:
