@@ -2,6 +2,7 @@
 
     pip install -e ".[peers]"          # pkuseg (built from source: needs a C compiler), thulac, rjieba
     python bench/peers.py              # PKU, NLPCC-2016 Weibo dev, CityU and AS; then POS; prints the tables for RESULTS.md
+    python bench/peers.py --zhbert cws cws-fast cws-fast:int8 --no-pos   # also cws-fast with int8 linear layers
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
 nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
@@ -55,7 +56,8 @@ def _segmenter(system: str):
     if system.startswith("zhbert"):
         import zhbert
 
-        model = zhbert.load(system.split(":", 1)[1])
+        name, _, backend = system.split(":", 1)[1].partition(":")  # "zhbert:cws-fast:int8": that backend
+        model = zhbert.load(name, backend=backend or "torch")
         return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
     module = PEERS[system]
     if module == "pycrfsuite":
@@ -90,6 +92,14 @@ def _segmenter(system: str):
 
         return lambda texts: [rjieba.cut(t) for t in texts]
     raise ValueError(system)
+
+
+def peer_ready(name: str) -> bool:
+    """Installed, and for a CRF row also trained (``bench/crf_segmenter.py``, minutes)."""
+    from crf_segmenter import model_path  # bench/, beside this file
+
+    module = PEERS[name]
+    return bool(importlib.util.find_spec(module)) and (module != "pycrfsuite" or model_path("dictionary" in name).is_file())
 
 
 def _read(name: str) -> tuple[list[str], list[list[str]]]:
@@ -167,12 +177,24 @@ def _measure(system: str, test: str, processes: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _label(system: str) -> str:
+    if not system.startswith("zhbert:"):
+        return system
+    name, _, backend = system.split(":", 1)[1].partition(":")
+    return f"zhbert `{name}`" + (f", `backend={backend!r}`" if backend else "")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--test", help=argparse.SUPPRESS)
     ap.add_argument("--processes", type=int, default=1, help=argparse.SUPPRESS)
-    ap.add_argument("--zhbert", nargs="*", default=None, help="bundled segmenters to include (default: cws, and cws-fast if bundled)")
+    ap.add_argument(
+        "--zhbert",
+        nargs="*",
+        default=None,
+        help="bundled segmenters to include (default: cws, and cws-fast if bundled); NAME:int8 runs that one with backend='int8'",
+    )
     ap.add_argument("--pos-model", default="pos", help="the zhbert POS tagger of the POS table (a bundled name or a folder)")
     ap.add_argument("--no-pos", action="store_true", help="skip the POS table")
     args = ap.parse_args()
@@ -185,17 +207,12 @@ def main() -> None:
 
     names = args.zhbert if args.zhbert is not None else [n for n in ("cws", "cws-fast") if n in BUNDLED]
     systems = [f"zhbert:{n}" for n in names]
-    from crf_segmenter import model_path  # bench/, beside this file
-
-    def ready(name: str, module: str) -> bool:  # a CRF row needs its trained model (bench/crf_segmenter.py, minutes)
-        return bool(importlib.util.find_spec(module)) and (module != "pycrfsuite" or model_path("dictionary" in name).is_file())
-
-    systems += [name for name, module in PEERS.items() if ready(name, module)]
-    missing = [name for name, module in PEERS.items() if not ready(name, module)]
+    systems += [name for name in PEERS if peer_ready(name)]
+    missing = [name for name in PEERS if not peer_ready(name)]
     gold = {t: _read(t)[1] for t in TEST_FILES}
     rows = []
     for system in systems:
-        row = {"system": system.replace("zhbert:", "zhbert `") + ("`" if system.startswith("zhbert") else "")}
+        row = {"system": _label(system)}
         for test in TEST_FILES:
             r = _measure(system, test, 1)
             row[test] = 100 * word_prf(gold[test], r["words"])["f1"]

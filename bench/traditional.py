@@ -10,7 +10,8 @@ and is scored by the same SIGHAN-style word P/R/F1 (``zhbert.metrics.word_prf``)
   (``zhbert-1``), which read the traditional characters as they are: the map's effect;
 * each peer on the traditional text, and on the same text mapped to simplified with
   zhbert's character table (one character to one, so the words map back): what the
-  conversion alone gives a peer;
+  conversion alone gives a peer; the peers include the same-data CRFs of ``bench/peers.py``
+  once ``bench/crf_segmenter.py`` has trained them;
 * ``cws`` with the test set's own training word list forced (``user_dict=``, ``force``):
   CityU and AS follow their own segmentation standards, which differ from the PKU standard
   every system here was trained for. The forced list shows how much of the remaining gap is
@@ -20,7 +21,6 @@ and is scored by the same SIGHAN-style word P/R/F1 (``zhbert.metrics.word_prf``)
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import shutil
 import sys
@@ -31,7 +31,14 @@ TEST_FILES = {
     "CityU": ("cityu_test_gold.utf8", "cityu_training_words.utf8"),
     "AS": ("as_testing_gold.utf8", "as_training_words.utf8"),
 }
-PEERS = ["pkuseg 0.0.25 (default model)", "THULAC 0.2.2 (seg_only)", "jieba 0.42.1 (HMM)"]
+PEERS = [
+    "pkuseg 0.0.25 (default model)",
+    "THULAC 0.2.2 (seg_only)",
+    "jieba 0.42.1 (HMM)",
+    # the same-data floor of bench/peers.py (People's Daily only; run bench/crf_segmenter.py first)
+    "crfsuite CRF, same data",
+    "crfsuite CRF, same data + jieba dictionary features",
+]
 
 
 def _read(name: str) -> tuple[list[str], list[list[str]]]:
@@ -85,8 +92,7 @@ def main() -> None:
     ap.add_argument("--zhbert", nargs="*", default=["cws", "cws-fast"], help="bundled segmenters to include")
     args = ap.parse_args()
 
-    from peers import PEERS as PEER_MODULES  # bench/, beside this file
-    from peers import _segmenter, _spell
+    from peers import _segmenter, _spell, peer_ready  # bench/, beside this file
 
     from zhbert.metrics import word_prf
     from zhbert.traditional import read_table
@@ -119,8 +125,8 @@ def main() -> None:
 
             score("zhbert `cws` + the standard's training word list forced", None, per_test=forced)
     for peer in PEERS:
-        if not importlib.util.find_spec(PEER_MODULES[peer]):
-            print(f"{peer}: not installed, skipped", file=sys.stderr)
+        if not peer_ready(peer):
+            print(f"{peer}: not installed (a CRF: not trained), skipped", file=sys.stderr)
             continue
         seg = _segmenter(peer)
         score(f"{peer}, traditional text", seg)
