@@ -56,7 +56,7 @@ def _segmenter(system: str):
     if system.startswith("zhbert"):
         import zhbert
 
-        name, _, backend = system.split(":", 1)[1].partition(":")  # "zhbert:cws-fast:int8": that backend
+        name, backend = _zhbert_system(system)
         model = zhbert.load(name, backend=backend or "torch")
         return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
     module = PEERS[system]
@@ -177,10 +177,16 @@ def _measure(system: str, test: str, processes: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _zhbert_system(system: str) -> tuple[str, str]:
+    """``"zhbert:cws-fast:int8"`` -> ``("cws-fast", "int8")``; no backend named: ``""``."""
+    name, _, backend = system.split(":", 1)[1].partition(":")
+    return name, backend
+
+
 def _label(system: str) -> str:
     if not system.startswith("zhbert:"):
         return system
-    name, _, backend = system.split(":", 1)[1].partition(":")
+    name, backend = _zhbert_system(system)
     return f"zhbert `{name}`" + (f", `backend={backend!r}`" if backend else "")
 
 
