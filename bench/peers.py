@@ -3,6 +3,7 @@
     pip install -e ".[peers]"          # pkuseg (built from source: needs a C compiler), thulac, rjieba
     python bench/peers.py              # PKU, NLPCC-2016 Weibo dev, CityU and AS; then POS; prints the tables for RESULTS.md
     python bench/peers.py --zhbert cws cws-fast cws-fast:int8 --no-pos   # also cws-fast with int8 linear layers
+    python bench/peers.py --zhbert cws-fast runs/student/model runs/student/model:int8 --no-pos   # a trained folder beside them
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
 nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
@@ -199,7 +200,8 @@ def main() -> None:
         "--zhbert",
         nargs="*",
         default=None,
-        help="bundled segmenters to include (default: cws, and cws-fast if bundled); NAME:int8 runs that one with backend='int8'",
+        help="zhbert segmenters to include, bundled names or model folders (default: cws, and cws-fast if bundled); "
+        "NAME:int8 runs that one with backend='int8'",
     )
     ap.add_argument("--pos-model", default="pos", help="the zhbert POS tagger of the POS table (a bundled name or a folder)")
     ap.add_argument("--no-pos", action="store_true", help="skip the POS table")
