@@ -10,7 +10,7 @@ import torch
 import zhbert
 from zhbert.errors import ModelLoadError
 from zhbert.heads import HeadConfig, load_head, new_head, predict_tags, save_head
-from zhbert.lexicon import SETS
+from zhbert.lexicon import SETS, _key
 
 
 def _head(**kw) -> HeadConfig:
@@ -30,6 +30,25 @@ def test_lexicon_sets_on_a_real_sentence(tiny_encoder, tokenizer):
     assert (1, "M") in member and (2, "E") in member  # 研究生, the word a dictionary cut would wrongly take
     assert (7, "B") in member and (8, "M") in member and (9, "E") in member  # 科学家
     assert all(0 <= p < len(ids) for p in m.positions)
+
+
+def test_lexicon_matches_list_every_word_as_its_sets(tiny_encoder, tokenizer, pd_sentences):
+    """The memberships, built with numpy, are each matched word's tokens in the order the feature
+    sums add them: B, E, then the M's between, or S for a one-token word."""
+    lex = new_head(tiny_encoder, _head()).word_features.lexicon
+    ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in pd_sentences[:8]]
+    rows = [[tokenizer.cls_token_id, *i, tokenizer.sep_token_id] for i in ids]
+    lengths = [len(r) - 1 for r in rows]  # the last token ([SEP]) outside the row, as padding would be
+    m = lex.match(rows, lengths)
+    expected = []
+    for r, (row, n) in enumerate(zip(rows, lengths)):
+        for end, k in lex._automaton.iter(_key(row[:n])):
+            start = end - int(lex._sizes[k]) + 1
+            cells = [(start, 3)] if start == end else [(start, 0), (end, 2), *((p, 1) for p in range(start + 1, end))]
+            expected += [(r, p, s, k) for p, s in cells]
+    got = list(zip(m.rows.tolist(), m.positions.tolist(), m.sets.tolist(), m.words.tolist()))
+    assert len(got) > 100 and got == expected
+    assert all(p < n for r, p, _, _ in got for n in [lengths[r]])
 
 
 def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path, pd_sentences):

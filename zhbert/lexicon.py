@@ -174,7 +174,7 @@ class TokenLexicon:
         j = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(first, size)  # entry's index within its word
         s = np.repeat(size, size)
         offset = np.where(j == 0, 0, np.where(j == 1, s - 1, j - 1))  # B, E, then the M's in order
-        sets = np.where(s == 1, 3, np.where(offset == 0, 0, np.where(offset == s - 1, 2, 1)))
+        sets = np.where(s == 1, 3, np.where(j == 0, 0, np.where(j == 1, 2, 1)))  # S; else B, E, M by that order
         return LexiconMatches(np.repeat(r, size), np.repeat(end - size + 1, size) + offset, sets, np.repeat(k, size))
 
     def with_words(self, extra: Dictionary, tokenizer) -> "TokenLexicon":
