@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import torch
 
 from ..encoder_info import trained_length
@@ -115,19 +116,32 @@ class TaskCollator:
         return pair_batch(pairs, self.cls, self.sep, self.pad, self.max_length, self.head.truncate)
 
     def _tokens(self, examples: list[dict]) -> dict:
-        bodies, labels, weights = [], [], []
+        bodies, labels, weights, soft = [], [], [], []
+        n_labels = len(self.head.labels)
         for e in examples:
             tags = e.get("tags")
+            teacher = e.get("teacher_logits")  # zhbert.training.distillation: the teacher's tag logits, flattened
+            if teacher is not None:
+                teacher = torch.as_tensor(np.asarray(teacher, dtype=np.float32)).reshape(-1, n_labels)
             for a, b in self.spans(len(e["input_ids"])):
                 bodies.append(list(e["input_ids"][a:b]))
                 weights.append(e.get("weight", 1.0))
                 if tags is not None:
                     labels.append([-100] + list(tags[a:b]) + [-100])
+                if teacher is not None:
+                    soft.append(teacher[a:b])
         batch = window_batch(bodies, self.cls, self.sep, self.pad)
         if labels:
             batch["labels"] = _pad(labels, -100)
             if any(w != 1.0 for w in weights):  # each window row's share of the loss (its example's weight)
                 batch["example_weights"] = torch.tensor(weights, dtype=torch.float32)
+        if soft:
+            if len(soft) != len(bodies):
+                raise ValueError("teacher_logits on some examples of a batch and not on others")
+            logits = torch.zeros(*batch["input_ids"].shape, n_labels)  # zeros at [CLS], [SEP], padding: never labelled
+            for row, t in enumerate(soft):
+                logits[row, 1 : 1 + len(t)] = t
+            batch["teacher_logits"] = logits
         return batch
 
     def __call__(self, examples: list[dict]) -> dict[str, torch.Tensor]:

@@ -136,6 +136,22 @@ class RecipeArguments:
             "about twice the training time (0: off; 1.0 is usual)"
         },
     )
+    distill_from: str | None = field(
+        default=None,
+        metadata={
+            "help": "token heads: a trained token head (bundled name or folder; same tags, same vocabulary, no CRF) whose "
+            "tag distributions the head also learns (soft-target distillation, Hinton et al. 2015): the teacher reads the "
+            "training examples once before training"
+        },
+    )
+    distill_alpha: float = field(
+        default=0.5,
+        metadata={"help": "with --distill_from: the soft targets' share of the loss, the tags' cross-entropy taking the rest"},
+    )
+    distill_temperature: float = field(
+        default=1.0,
+        metadata={"help": "with --distill_from: softens the teacher's and the student's tag distributions (above 1: softer)"},
+    )
     add_dev_to_train: bool = field(
         default=False,
         metadata={

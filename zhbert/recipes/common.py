@@ -154,7 +154,13 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
     with output_lock(args.output_dir):  # one training run per output folder
         train = examples()
         check_unk_share(train, tokenizer, args.max_unk_rate)
+        if args.distill_from:
+            train = _with_teacher(args, model, tokenizer, train)
         fine_tune(model, tokenizer, train, finetune_config(args), at_epoch_end)
+    if args.distill_from:
+        mix = f"--distill_alpha {args.distill_alpha}, --distill_temperature {args.distill_temperature}"
+        note = f"soft targets from {args.distill_from} ({mix})"
+        data = replace(data, notes=[*data.notes, note])
     if isinstance(at_epoch_end, KeepBestEpoch) and at_epoch_end.scores:
         scores = at_epoch_end.scores
         per_epoch = ", ".join(f"{100 * v:.2f}" for v in scores)
@@ -166,6 +172,17 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
         return data
     logger.info(note)
     return replace(data, notes=[*data.notes, note])
+
+
+def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train: list[dict]) -> list[dict]:
+    """``--distill_from``: the training examples with the teacher's tag logits (zhbert.training.distillation)."""
+    from ..training.distillation import check_teacher, with_teacher_logits
+
+    path = _encoder_path(args.distill_from)
+    teacher = load_head(path)
+    check_teacher(teacher, load_tokenizer(path), model, tokenizer, path)
+    logger.info("--distill_from %s: the teacher reads %d training examples", path, len(train))
+    return with_teacher_logits(teacher, model, tokenizer, train)
 
 
 def dev_scorer(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, evaluate):
@@ -226,6 +243,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         for flag in ("classifier_dropout", "hidden_dropout"):
             if getattr(args, flag) is not None:
                 raise ValueError(f"--{flag} is a training option: dropout is off when {args.evaluate_only} is scored")
+        if args.distill_from:
+            raise ValueError(f"--distill_from is a training option: {args.evaluate_only} is only scored")
         if args.lexicon_words:
             raise ValueError(
                 f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
@@ -456,6 +475,8 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         layer_lr_decay=args.layer_lr_decay,
         fgm_epsilon=args.fgm_epsilon,
         rdrop_alpha=args.rdrop_alpha,
+        distill_alpha=args.distill_alpha if args.distill_from else 0.0,
+        distill_temperature=args.distill_temperature,
         seed=args.seed,
     )
 

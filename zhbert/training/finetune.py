@@ -20,6 +20,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..model_soup import mean_state_dict
+from .distillation import DistillationTrainer
 
 __all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings", "rdrop_loss"]
 
@@ -42,6 +43,8 @@ class FinetuneConfig:
     group_by_length: bool = True  # batch examples of similar length together
     fgm_epsilon: float = 0.0  # > 0: adversarial training (FGM), a second pass on word embeddings moved this far
     rdrop_alpha: float = 0.0  # > 0: R-Drop, two passes per batch and this weight on their symmetric KL (token heads)
+    distill_alpha: float = 0.0  # > 0: examples carry teacher_logits; this weight on the soft-target KL (distillation.py)
+    distill_temperature: float = 1.0  # softens both tag distributions in that KL
     logging_steps: int = 50
     save_steps: int = 0  # 0: no intermediate checkpoints
 
@@ -256,9 +259,20 @@ def fine_tune(
         raise ValueError(f"R-Drop compares two passes' tag distributions token by token: token heads only, not a {model.head.kind} head")
     if rdrop and adversarial:
         raise ValueError("R-Drop and FGM each replace the training step: give one")
+    distill = {}
+    if cfg.distill_alpha:
+        if not 0 < cfg.distill_alpha <= 1 or cfg.distill_temperature <= 0:
+            got = f"{cfg.distill_alpha} and {cfg.distill_temperature}"
+            raise ValueError(f"distillation needs 0 < alpha <= 1 and a temperature above 0, got {got}")
+        if "teacher_logits" not in train[0]:
+            raise ValueError("distill_alpha > 0: the examples carry no teacher_logits (zhbert.training.distillation.with_teacher_logits)")
+        if rdrop or adversarial:
+            raise ValueError("distillation and R-Drop or FGM each replace the training step: give one")
+        distill = {"distill_alpha": cfg.distill_alpha, "distill_temperature": cfg.distill_temperature}
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
     optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
-    trainer = (_AdversarialTrainer if adversarial else _RDropTrainer if rdrop else Trainer)(
+    trainer_class = _AdversarialTrainer if adversarial else _RDropTrainer if rdrop else DistillationTrainer if distill else Trainer
+    trainer = trainer_class(
         model=model,
         args=args,
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
@@ -267,6 +281,7 @@ def fine_tune(
         callbacks=[at_epoch_end] if at_epoch_end else None,
         **adversarial,
         **rdrop,
+        **distill,
     )
     trainer.train()
     if at_epoch_end:

@@ -1,0 +1,100 @@
+"""Soft-target distillation for token heads (Hinton, Vinyals & Dean 2015).
+
+A student learns from a teacher's silver *tags* when ``--extra_train`` holds text the teacher segmented;
+this module adds the teacher's tag *distributions*: how sure it is at every character, and which tag
+came second. The teacher runs once over the training examples before training
+(:func:`with_teacher_logits`), in the windows the student will see them in, and each example carries its
+teacher's logits (``teacher_logits``, flattened, float16); the collator slices them per window like the
+tags. The loss (:func:`distillation_loss`) is ``(1 - alpha)`` times the head's own cross-entropy on the
+tags plus ``alpha`` times ``T^2`` times the KL divergence from the teacher's tag distribution to the
+student's, both softened by the temperature ``T``, at every labelled token.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+from transformers import Trainer
+
+from ..heads import TaskCollator, ZhBertForTask, window_size
+from ..heads.inputs import window_batch
+
+__all__ = ["check_teacher", "with_teacher_logits", "distillation_loss", "DistillationTrainer"]
+
+logger = logging.getLogger("zhbert")
+
+
+def check_teacher(teacher: ZhBertForTask, teacher_tokenizer, student: ZhBertForTask, tokenizer, where: str | Path) -> None:
+    """Refuse a teacher whose tag distributions do not line up with the student's: another tag set,
+    another vocabulary (the teacher reads the student's token ids), or a CRF on either side (a CRF's
+    emissions are not its tag distribution, and its loss is a sentence's, not a token's)."""
+    if student.head.kind != "token":
+        raise ValueError(f"{where}: distillation teaches tags: token heads only, not a {student.head.kind} head")
+    if teacher.head.kind != "token":
+        raise ValueError(f"{where}: a {teacher.head.kind} head cannot teach tags: distillation needs a token head")
+    if list(teacher.head.labels) != list(student.head.labels):
+        raise ValueError(f"{where}: the teacher's tags {list(teacher.head.labels)} are not the student's {list(student.head.labels)}")
+    if teacher.crf is not None or student.crf is not None:
+        side = "teacher" if teacher.crf is not None else "student"
+        raise ValueError(f"{where}: soft targets need softmax heads on both sides; the {side} has a CRF")
+    if teacher_tokenizer.get_vocab() != tokenizer.get_vocab():
+        raise ValueError(f"{where}: the teacher's vocabulary differs from the student's encoder's (it must read the same token ids)")
+
+
+@torch.no_grad()
+def with_teacher_logits(
+    teacher: ZhBertForTask, student: ZhBertForTask, tokenizer, examples: list[dict], batch_size: int = 64
+) -> list[dict]:
+    """``examples`` with each one's ``teacher_logits``: the teacher's tag logits at its tokens, read in the
+    windows the student's collator cuts (a token in two overlapping windows keeps the later one's)."""
+    collator = TaskCollator(tokenizer, student.head, window_size(student.head, student.config))
+    reach = window_size(teacher.head, teacher.config)
+    if reach < collator.max_length:
+        raise ValueError(f"the teacher reads at most {reach} tokens, the student's windows hold {collator.max_length}")
+    rows = [(k, a, b) for k, e in enumerate(examples) for a, b in collator.spans(len(e["input_ids"]))]
+    rows.sort(key=lambda r: r[2] - r[1])  # similar lengths together: little padding
+    n_labels = len(student.head.labels)
+    logits = [np.zeros((len(e["input_ids"]), n_labels), dtype=np.float16) for e in examples]
+    teacher.eval()
+    for start in tqdm(range(0, len(rows), batch_size), desc="teacher", unit="batch", mininterval=30):
+        chunk = rows[start : start + batch_size]
+        batch = window_batch([examples[k]["input_ids"][a:b] for k, a, b in chunk], collator.cls, collator.sep, collator.pad)
+        out = teacher(**{name: t.to(teacher.device) for name, t in batch.items()}).logits.float().cpu().numpy()
+        for (k, a, b), row in zip(chunk, out):
+            logits[k][a:b] = row[1 : 1 + b - a]
+    return [{**e, "teacher_logits": t.reshape(-1)} for e, t in zip(examples, logits)]
+
+
+def distillation_loss(model: ZhBertForTask, inputs: dict, alpha: float, temperature: float) -> torch.Tensor:
+    """``(1 - alpha)`` x the head's loss + ``alpha`` x ``T^2`` x KL(teacher || student) over the softened
+    tag distributions, averaged over the labelled tokens as the head's cross-entropy is (each row scaled
+    by its ``example_weights``, when given). ``T^2`` keeps the soft term's gradients on the hard one's
+    scale whatever the temperature."""
+    inputs = dict(inputs)
+    teacher = inputs.pop("teacher_logits")
+    out = model(**inputs)
+    labelled = inputs["labels"] != -100
+    s = torch.log_softmax(out.logits[labelled].float() / temperature, dim=-1)
+    t = torch.log_softmax(teacher[labelled].float() / temperature, dim=-1)
+    kl = (t.exp() * (t - s)).sum(-1) * temperature**2  # per labelled token
+    weights = inputs.get("example_weights")
+    if weights is not None:
+        kl = kl * weights.to(kl.dtype)[:, None].expand_as(labelled)[labelled]
+    soft = kl.sum() / labelled.sum().clamp(min=1)
+    return (1 - alpha) * out.loss + alpha * soft
+
+
+class DistillationTrainer(Trainer):
+    """``Trainer`` whose loss is :func:`distillation_loss`."""
+
+    def __init__(self, *args, distill_alpha: float, distill_temperature: float, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.distill_alpha, self.distill_temperature = distill_alpha, distill_temperature
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        loss = distillation_loss(model, inputs, self.distill_alpha, self.distill_temperature)
+        return (loss, None) if return_outputs else loss
