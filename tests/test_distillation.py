@@ -104,7 +104,8 @@ def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, t
 
 def test_cws_recipe_distils_from_a_trained_segmenter(tiny_encoder, tmp_path):
     """`zhbert train cws --distill_from FOLDER`: the teacher (here a tiny cws trained first) reads the
-    training sentences, the run says so in its notes; an NER teacher is refused by name."""
+    training sentences, the run says so in its notes; with --evaluate_only, or its settings without a
+    teacher, it is refused."""
     _recipe("cws", tiny_encoder, tmp_path / "teacher", "--dataset", "pku")
     teacher = tmp_path / "teacher" / "model"
     r, m = _recipe("cws", tiny_encoder, tmp_path / "student", "--dataset", "pku", "--distill_from", str(teacher), "--distill_alpha", "0.7")
@@ -112,3 +113,8 @@ def test_cws_recipe_distils_from_a_trained_segmenter(tiny_encoder, tmp_path):
     assert json.loads((tmp_path / "student" / "model" / "config.json").read_text())["zhbert_head"]["labels"] == ["B", "M", "E", "S"]
     with pytest.raises(AssertionError, match="is a training option"):
         _recipe("cws", tiny_encoder, tmp_path / "e", "--dataset", "pku", "--evaluate_only", str(teacher), "--distill_from", str(teacher))
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import finetune_config
+
+    with pytest.raises(ValueError, match="--distill_alpha, --distill_temperature: settings of --distill_from: give the teacher"):
+        finetune_config(RecipeArguments(distill_alpha=0.7, distill_temperature=2.0))

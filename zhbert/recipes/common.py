@@ -142,6 +142,7 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
     from ..training.finetune import AverageLastEpochs, KeepBestEpoch, fine_tune
     from ..training.lock import output_lock
 
+    cfg = finetune_config(args)  # its errors before the examples are built
     if args.best_epoch_on_dev and args.average_last_epochs:
         raise ValueError("--best_epoch_on_dev and --average_last_epochs each choose the final weights: give one")
     at_epoch_end = None
@@ -156,7 +157,7 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
         check_unk_share(train, tokenizer, args.max_unk_rate)
         if args.distill_from:
             train = _with_teacher(args, model, tokenizer, train)
-        fine_tune(model, tokenizer, train, finetune_config(args), at_epoch_end)
+        fine_tune(model, tokenizer, train, cfg, at_epoch_end)
     if args.distill_from:
         mix = f"--distill_alpha {args.distill_alpha}, --distill_temperature {args.distill_temperature}"
         note = f"soft targets from {args.distill_from} ({mix})"
@@ -462,6 +463,11 @@ def predict_test_spans(
 
 
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:
+    if not args.distill_from:
+        defaults = {f.name: f.default for f in fields(RecipeArguments)}
+        given = [f"--{k}" for k in ("distill_alpha", "distill_temperature") if getattr(args, k) != defaults[k]]
+        if given:
+            raise ValueError(f"{', '.join(given)}: settings of --distill_from: give the teacher")
     return FinetuneConfig(
         output=str(Path(args.output_dir) / "checkpoints"),
         epochs=args.epochs,

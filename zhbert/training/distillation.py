@@ -12,7 +12,6 @@ student's, both softened by the temperature ``T``, at every labelled token.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import numpy as np
@@ -24,8 +23,6 @@ from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..heads.inputs import window_batch
 
 __all__ = ["check_teacher", "with_teacher_logits", "distillation_loss", "DistillationTrainer"]
-
-logger = logging.getLogger("zhbert")
 
 
 def check_teacher(teacher: ZhBertForTask, teacher_tokenizer, student: ZhBertForTask, tokenizer, where: str | Path) -> None:
