@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 import torch
 
 import zhbert
 from zhbert.errors import ModelLoadError
 from zhbert.heads import HeadConfig, load_head, new_head, predict_tags, save_head
-from zhbert.lexicon import SETS, _key
+from zhbert.lexicon import SETS, TokenTrie, _key, word_token_ids
 
 
 def _head(**kw) -> HeadConfig:
@@ -33,22 +34,51 @@ def test_lexicon_sets_on_a_real_sentence(tiny_encoder, tokenizer):
 
 
 def test_lexicon_matches_list_every_word_as_its_sets(tiny_encoder, tokenizer, pd_sentences):
-    """The memberships, built with numpy, are each matched word's tokens in the order the feature
-    sums add them: B, E, then the M's between, or S for a one-token word."""
+    """The memberships are each matched word's tokens in the order the feature sums add them: by
+    row, by last token, the longest word first (an Aho-Corasick automaton's order, here
+    ``pyahocorasick`` over the same words as the independent reference), each word as B, E, then
+    the M's between, or S for a one-token word."""
+    import ahocorasick
+
     lex = new_head(tiny_encoder, _head()).word_features.lexicon
     ids = [tokenizer(t, add_special_tokens=False)["input_ids"] for t in pd_sentences[:8]]
     rows = [[tokenizer.cls_token_id, *i, tokenizer.sep_token_id] for i in ids]
     lengths = [len(r) - 1 for r in rows]  # the last token ([SEP]) outside the row, as padding would be
+    lengths[3] = 0  # an empty row
     m = lex.match(rows, lengths)
+    automaton = ahocorasick.Automaton()
+    for e, row in zip(lex.dictionary, word_token_ids([e.word for e in lex.dictionary], tokenizer)):
+        k = lex.index_of(row) if tokenizer.unk_token_id not in row else None
+        if k is not None:
+            automaton.add_word(_key(row), (k, len(row)))
+    automaton.make_automaton()
     expected = []
     for r, (row, n) in enumerate(zip(rows, lengths)):
-        for end, k in lex._automaton.iter(_key(row[:n])):
-            start = end - int(lex._sizes[k]) + 1
+        for end, (k, size) in automaton.iter(_key(row[:n])):
+            start = end - size + 1
             cells = [(start, 3)] if start == end else [(start, 0), (end, 2), *((p, 1) for p in range(start + 1, end))]
             expected += [(r, p, s, k) for p, s in cells]
     got = list(zip(m.rows.tolist(), m.positions.tolist(), m.sets.tolist(), m.words.tolist()))
     assert len(got) > 100 and got == expected
     assert all(p < n for r, p, _, _ in got for n in [lengths[r]])
+    assert 3 not in m.rows.tolist()
+
+
+def test_token_trie_finds_every_word_within_its_row():
+    words = [[5, 6], [5], [6, 7, 8], [7, 8], [9, 9, 9], [4]]
+    trie = TokenTrie(words, vocab=10)
+    tokens = np.array([5, 6, 7, 8, 9, 9, 9, -1, 5, 6, 12, 4], dtype=np.int64)
+    limit = np.array([5] * 5 + [12] * 7)  # row 0: tokens 0-4; row 1: 5-11 (so 9 9 9 crosses the edge and is not found)
+    start, size, word = trie.find_all(tokens, limit)
+    found = sorted(zip(start.tolist(), size.tolist(), word.tolist()))
+    assert found == [(0, 1, 1), (0, 2, 0), (1, 3, 2), (2, 2, 3), (8, 1, 1), (8, 2, 0), (11, 1, 5)]
+    assert trie.find([6, 7, 8]) == 2 and trie.find([6, 7]) is None and trie.find([]) is None and trie.find([10]) is None
+    with pytest.raises(ValueError, match=r"token ids must lie in \[0, 10\)"):
+        TokenTrie([[3, 10]], vocab=10)
+    with pytest.raises(ValueError, match="word 1 has no tokens"):
+        TokenTrie([[3], []], vocab=10)
+    empty = TokenTrie([], vocab=10)
+    assert all(len(a) == 0 for a in empty.find_all(tokens, limit)) and empty.find([5]) is None
 
 
 def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path, pd_sentences):

@@ -4,9 +4,8 @@ A head with lexicon features must compute them from what the model receives, a w
 row of token ids, so training and prediction (and every window of a long text) see them
 the same way. Each dictionary word is tokenised once with the model's own tokenizer
 (so its normaliser applies: full-width forms, case, traditional characters where the
-tokenizer maps them) and stored in an Aho-Corasick automaton (``pyahocorasick``) keyed
-by its token ids, each written as one private-use character. Matching a row is one C
-pass over a string of ``len(row)`` characters.
+tokenizer maps them) and stored in a trie over token ids (:class:`TokenTrie`), walked from
+every position of a batch at once with numpy.
 
 For every match ``(row, start, end, word)`` the word's token ``start`` *begins* it, ``end - 1``
 *ends* it, the tokens between lie in its *middle*, and a one-token word is *single*:
@@ -27,7 +26,8 @@ import numpy as np
 from .dictionary import DictEntry, Dictionary
 
 __all__ = [
-    "TokenLexicon", "LexiconMatches", "word_token_ids", "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES", "shared_lexicon",
+    "TokenLexicon", "TokenTrie", "LexiconMatches", "word_token_ids",
+    "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES", "shared_lexicon",
 ]  # fmt: skip
 
 SETS = ("B", "M", "E", "S")
@@ -90,6 +90,97 @@ def word_token_ids(words: list[str], tokenizer) -> list[list[int]]:
     return out
 
 
+class TokenTrie:
+    """A trie over token ids, walked from every position of a batch at once with numpy.
+
+    Each edge is one sorted int64 key ``parent * vocab + token``; a step of the walk moves every
+    live position one token deeper with a single ``searchsorted``, so matching costs as many numpy
+    passes as the longest dictionary prefix found, not a Python step per token or per match (an
+    Aho-Corasick automaton, ``pyahocorasick``, reports each match to Python and took over twice as
+    long on the same rows: bench/LOG.md, thirty-third session). ``words`` are distinct and non-empty."""
+
+    def __init__(self, words: list[list[int]], vocab: int):
+        self.vocab = vocab
+        sizes = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+        depth = int(sizes.max()) if len(words) else 0
+        flat = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64, count=int(sizes.sum()))
+        if len(words) and sizes.min() == 0:
+            raise ValueError(f"word {int(np.argmin(sizes))} has no tokens: a trie word needs one or more")
+        if len(flat) and (flat.min() < 0 or flat.max() >= vocab):
+            raise ValueError(f"token ids must lie in [0, {vocab}) for a trie over a vocabulary of {vocab:,}")
+        starts = np.cumsum(sizes) - sizes
+        node = np.zeros(len(words), dtype=np.int64)  # each word's node so far: the root, 0
+        keys, children, count = [], [], 1
+        for d in range(depth):  # one level of prefixes at a time: their distinct (parent, token) pairs
+            live = np.flatnonzero(sizes > d)
+            key = node[live] * vocab + flat[starts[live] + d]
+            unique, inverse = np.unique(key, return_inverse=True)
+            keys.append(unique)
+            children.append(count + np.arange(len(unique), dtype=np.int64))
+            node[live] = count + inverse
+            count += len(unique)
+        keys = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
+        order = np.argsort(keys, kind="stable")
+        self._keys = keys[order]
+        self._children = np.concatenate(children)[order] if children else keys
+        self._word = np.full(count, -1, dtype=np.int64)  # the word that ends at a node, -1 for none
+        self._word[node] = np.arange(len(words), dtype=np.int64)
+        # the first step, from the root, by a table (every position takes it)
+        self._root = np.full(vocab, -1, dtype=np.int64)
+        self._root[self._keys[self._keys < vocab]] = self._children[self._keys < vocab]
+
+    def _step(self, node: np.ndarray, token: np.ndarray):
+        """The child of each ``node`` along ``token``, and whether there is one."""
+        if not len(self._keys):
+            return node, np.zeros(len(node), dtype=bool)
+        key = node * self.vocab + token
+        at = np.minimum(np.searchsorted(self._keys, key), len(self._keys) - 1)
+        return self._children[at], self._keys[at] == key
+
+    def find(self, ids: list[int]) -> int | None:
+        """The index of the word with exactly these token ids, None if there is none."""
+        if not ids or min(ids) < 0 or max(ids) >= self.vocab:
+            return None
+        node = np.zeros(1, dtype=np.int64)
+        for t in ids:
+            node, found = self._step(node, np.array([t], dtype=np.int64))
+            if not found[0]:
+                return None
+        k = int(self._word[node[0]])
+        return k if k >= 0 else None
+
+    def _deeper(self, tokens, valid, limit, live, node, size):
+        """The walks of ``live`` starts one token further, to ``size`` tokens: those that go on."""
+        pos = live + size - 1
+        ok = pos < limit[live]
+        ok[ok] = valid[pos[ok]]
+        live, node, pos = live[ok], node[ok], pos[ok]
+        node, found = self._step(node, tokens[pos])
+        return live[found], node[found]
+
+    def find_all(self, tokens: np.ndarray, limit: np.ndarray):
+        """Every word in ``tokens``: ``(start, size, word)`` arrays, a word starting at index
+        ``start`` and ending before ``limit[start]`` (the end of its row)."""
+        valid = (tokens >= 0) & (tokens < self.vocab)  # a token outside the vocabulary ends every word
+        live = np.flatnonzero(valid)
+        node = self._root[tokens[live]]
+        live, node = live[node >= 0], node[node >= 0]
+        out_start, out_size, out_word = [], [], []
+        size = 1
+        while len(live):
+            if size > 1:
+                live, node = self._deeper(tokens, valid, limit, live, node, size)
+            word = self._word[node]
+            ends = word >= 0
+            out_start.append(live[ends])
+            out_size.append(np.full(int(ends.sum()), size, dtype=np.int64))
+            out_word.append(word[ends])
+            size += 1
+        if not out_start:
+            return tuple(np.zeros(0, dtype=np.int64) for _ in range(3))
+        return np.concatenate(out_start), np.concatenate(out_size), np.concatenate(out_word)
+
+
 class TokenLexicon:
     """Dictionary words over token ids, with each word's length, tag and weight.
 
@@ -100,8 +191,6 @@ class TokenLexicon:
     """
 
     def __init__(self, dictionary: Dictionary, tokenizer, buckets: int, tags: list[str] = LEXICON_TAGS):
-        import ahocorasick
-
         if len(tokenizer) > _MAX_VOCAB:
             raise ValueError(f"a vocabulary of {len(tokenizer):,} tokens is too large for the lexicon matcher ({_MAX_VOCAB:,})")
         self.dictionary, self.bucket_count = dictionary, buckets
@@ -112,7 +201,7 @@ class TokenLexicon:
         ids = word_token_ids([e.word for e in entries], tokenizer)
         unk = tokenizer.unk_token_id
         index: dict[str, int] = {}
-        lengths, tag_ids, freqs, bucket = [], [], [], []
+        lengths, tag_ids, freqs, bucket, token_rows = [], [], [], [], []
         self.unreadable = 0
         for e, row in zip(entries, ids):
             if not row or unk in row:
@@ -125,6 +214,7 @@ class TokenLexicon:
                 freqs[k] += freq
                 continue
             index[key] = len(lengths)
+            token_rows.append(row)
             lengths.append(min(len(row), MAX_WORD_TOKENS))
             tag_ids.append(tag_index.get(ENTITY_TAG_ALIASES.get(e.tag, e.tag), 0) if e.tag else 0)
             freqs.append(freq)
@@ -135,41 +225,40 @@ class TokenLexicon:
         # common word drown every other word matched at a character
         self.weights = np.array([math.log1p(f) for f in freqs], dtype=np.float32)
         self.buckets = np.array(bucket, dtype=np.int64)
-        self._automaton = ahocorasick.Automaton()
-        self._sizes = np.zeros(len(index), dtype=np.int64)  # tokens per word, uncapped (``lengths`` caps them)
-        for key, k in index.items():
-            self._automaton.add_word(key, k)
-            self._sizes[k] = len(key)
-        if index:
-            self._automaton.make_automaton()
+        self._sizes = np.fromiter(map(len, token_rows), dtype=np.int64, count=len(token_rows))  # tokens per word, uncapped
+        self._trie = TokenTrie(token_rows, len(tokenizer))
         self._empty = not index
 
     def __len__(self) -> int:
         return len(self.lengths)
 
+    def index_of(self, ids) -> int | None:
+        """The word's index in the lexicon's arrays, None if it is not in the lexicon."""
+        return self._trie.find(list(ids))
+
     def row_of(self, ids) -> int | None:
         """The hashed embedding row of the word with these token ids, None if it is not in the lexicon."""
-        key = _key(ids)
-        return stable_bucket(key, self.bucket_count) if not self._empty and self._automaton.exists(key) else None
+        return None if self.index_of(ids) is None else stable_bucket(_key(ids), self.bucket_count)
 
     def match(self, input_ids, lengths) -> LexiconMatches:
         """Every dictionary word in each row's first ``lengths[r]`` tokens, as set memberships.
 
-        Entries come word by word, in the automaton's order, each word as B (its first token), E
-        (its last), then M (the tokens between), or S alone: the order the feature sums add them in.
-        The words are listed in Python (the automaton's iterator), the memberships built with numpy,
-        because a Python loop over every covered token took a sixth of a small segmenter's time."""
-        if self._empty:
-            return LexiconMatches(*(np.zeros(0, dtype=np.int64) for _ in range(4)))
-        it = self._automaton.iter
-        per_row, found = [], []  # matches per row; (end, word) pairs
-        for row, n in zip(input_ids, lengths):
-            hits = list(it(_key(row[:n])))
-            per_row.append(len(hits))
-            found.extend(hits)
-        end, k = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64, count=2 * len(found)).reshape(-1, 2).T
-        r = np.repeat(np.arange(len(per_row), dtype=np.int64), per_row)
-        size = self._sizes[k]
+        Words come by row, then by their last token, the longest first (the order an Aho-Corasick
+        automaton reports them in), and each word's entries as B (its first token), E (its last),
+        then M (the tokens between), or S alone: the order the feature sums add them in."""
+        none = LexiconMatches(*(np.zeros(0, dtype=np.int64) for _ in range(4)))
+        rows = [row[:m] for row, m in zip(input_ids, lengths)]
+        n = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        if self._empty or not n.sum():
+            return none
+        tokens = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(n.sum()))
+        row_end = np.repeat(np.cumsum(n), n)  # each token's row's end in ``tokens``
+        start, size, k = self._trie.find_all(tokens, row_end)
+        order = np.lexsort((-size, start + size))  # by last token, then the longest first
+        start, size, k = start[order], size[order], k[order]
+        row_start = np.cumsum(n) - n
+        r = np.searchsorted(row_start, start, side="right") - 1
+        end = start - row_start[r] + size - 1  # the word's last token, as a position in its row
         first = np.cumsum(size) - size  # each word's first entry
         j = np.arange(int(size.sum()), dtype=np.int64) - np.repeat(first, size)  # entry's index within its word
         s = np.repeat(size, size)
