@@ -81,6 +81,27 @@ def test_token_trie_finds_every_word_within_its_row():
     assert all(len(a) == 0 for a in empty.find_all(tokens, limit)) and empty.find([5]) is None
 
 
+def test_prediction_reads_the_cached_word_table_exactly_as_training_computes_the_features(tiny_encoder, tokenizer, pd_sentences):
+    """Without gradients the lexicon vectors come from a table of every word's weighted vector;
+    it must give the training path's features bit for bit, and follow the weights when they move."""
+    torch.manual_seed(0)
+    wf = new_head(tiny_encoder, _head(bigram_dim=8)).word_features
+    cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
+    rows = [[cls, *tokenizer(t, add_special_tokens=False)["input_ids"][:40], sep] for t in pd_sentences[:16]]
+    ids = torch.zeros(len(rows), max(map(len, rows)), dtype=torch.long)
+    for r, row in enumerate(rows):
+        ids[r, : len(row)] = torch.tensor(row)
+    mask = (ids != 0).long()
+    with torch.no_grad():
+        cached = wf(ids, mask)
+    trained = wf(ids, mask).detach()  # gradients on: the features computed word by word
+    assert torch.equal(cached, trained)
+    with torch.no_grad():
+        wf.tag_embeddings.weight.add_(1.0)  # an optimiser step writes in place, as this does
+        moved = wf(ids, mask)
+    assert torch.equal(moved, wf(ids, mask).detach()) and not torch.equal(moved, cached)
+
+
 def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path, pd_sentences):
     torch.manual_seed(0)
     model = new_head(tiny_encoder, _head(bigram_dim=8, crf=True, bilstm_layers=1))

@@ -78,15 +78,14 @@ class WordFeatures(nn.Module):
         m = lex.match(input_ids.tolist(), attention_mask.sum(1).tolist())
         cell = torch.as_tensor((m.rows * t + m.positions) * len(SETS) + m.sets, device=dev)
         words = torch.as_tensor(m.words, device=dev)
-        weights = torch.as_tensor(lex.weights, device=dev)[words]
-        vectors = (
-            self.word_embeddings(torch.as_tensor(lex.buckets, device=dev)[words])
-            + self.length_embeddings(torch.as_tensor(lex.lengths, device=dev)[words])
-            + self.tag_embeddings(torch.as_tensor(lex.tag_ids, device=dev)[words])
-        )
-        cells = b * t * len(SETS)
+        weights = torch.as_tensor(lex.weights, device=dev).index_select(0, words)
         dtype = self.word_embeddings.weight.dtype
-        total = torch.zeros(cells, d, device=dev, dtype=dtype).index_add(0, cell, vectors * weights.unsqueeze(1).to(dtype))
+        if torch.is_grad_enabled():
+            vectors = self._word_vectors(words) * weights.unsqueeze(1).to(dtype)
+        else:  # prediction: one gather from every word's weighted vector, computed once for these weights
+            vectors = self._weighted_table().index_select(0, words)  # (index_select: 6x faster here than [words])
+        cells = b * t * len(SETS)
+        total = torch.zeros(cells, d, device=dev, dtype=dtype).index_add(0, cell, vectors)
         mass = torch.zeros(cells, device=dev, dtype=dtype).index_add(0, cell, weights.to(dtype))
         total, mass = total.view(b, t, len(SETS), d), mass.view(b, t, len(SETS))
         z = mass.sum(-1, keepdim=True).clamp(min=1e-6)  # Z(t): all four sets together
@@ -94,3 +93,27 @@ class WordFeatures(nn.Module):
         none = self.none_embeddings.weight.view(1, 1, len(SETS), d).expand(b, t, -1, -1)
         sets = torch.where((mass > 0).unsqueeze(-1), sets, none)
         return sets.reshape(b, t, len(SETS) * d)
+
+    def _word_vectors(self, words: torch.Tensor) -> torch.Tensor:
+        """``e(w) = W[bucket(w)] + L[len(w)] + P[tag(w)]`` of lexicon words (indices)."""
+        lex, dev = self.lexicon, words.device
+        return (
+            self.word_embeddings(torch.as_tensor(lex.buckets, device=dev).index_select(0, words))
+            + self.length_embeddings(torch.as_tensor(lex.lengths, device=dev).index_select(0, words))
+            + self.tag_embeddings(torch.as_tensor(lex.tag_ids, device=dev).index_select(0, words))
+        )
+
+    def _weighted_table(self) -> torch.Tensor:
+        """``z(w) e(w)`` for every lexicon word, ``(len(lexicon), lexicon_dim)``: five gathers and
+        products per matched token become one (a fifth of a one-layer segmenter's time went to
+        these features). Rebuilt whenever the lexicon or a table changes (training steps and
+        ``load_state_dict`` write into the weights: their version counters move)."""
+        tables = (self.word_embeddings.weight, self.length_embeddings.weight, self.tag_embeddings.weight)
+        # the lexicon itself, not its id: a new lexicon may reuse a freed one's id
+        key = (self.lexicon, *((w.data_ptr(), w._version, w.device, w.dtype) for w in tables))
+        if getattr(self, "_table_key", None) != key:
+            lex, dev = self.lexicon, tables[0].device
+            everyone = torch.arange(len(lex), device=dev)
+            weights = torch.as_tensor(lex.weights, device=dev).unsqueeze(1).to(tables[0].dtype)
+            self._table, self._table_key = self._word_vectors(everyone) * weights, key
+        return self._table
