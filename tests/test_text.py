@@ -102,12 +102,14 @@ def test_the_one_unit_per_token_shortcut_gives_the_general_units(pd_sentences, w
 
     texts = list(pd_sentences[:400]) + list(weibo_posts[:400]) + [e for e in EDGE_CASES if isinstance(e, str)]
     encodings = encode(tokenizer, texts)
-    shortcut = [text_module.one_char_token_starts(e.text, e.offsets, e.word_ids) for e in encodings]
-    assert sum(u is not None for u in shortcut) > 300  # the shortcut is taken on most sentences
-    monkeypatch.setattr(text_module, "one_char_token_starts", lambda *a: None)
-    for e, starts in zip(encodings, shortcut):
-        if starts is not None:
-            fast = [(s, s + 1, t) for t, s in enumerate(starts)]
+    shortcut = [text_module.own_unit_bounds(e.text, e.offsets, e.word_ids) for e in encodings]
+    assert sum(u is not None for u in shortcut) > 600  # the shortcut is taken on most sentences
+    # and on texts with tokens of several characters (numbers, Latin words)
+    assert sum(u is not None and any(e - s > 1 for s, e in zip(*u)) for u in shortcut) > 100
+    monkeypatch.setattr(text_module, "own_unit_bounds", lambda *a: None)
+    for e, bounds in zip(encodings, shortcut):
+        if bounds is not None:
+            fast = [(s, end, t) for t, (s, end) in enumerate(zip(*bounds))]
             assert fast == token_units(e.text, e.offsets, e.word_ids), e.text
 
 

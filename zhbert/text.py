@@ -20,11 +20,12 @@ Offsets are Python code points, end exclusive: ``text[start:end]`` is the span.
 
 from __future__ import annotations
 
+import operator
 from typing import NamedTuple, Sequence
 
 import regex
 
-__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "one_char_token_starts", "token_units", "unit_columns"]
+__all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "own_unit_bounds", "token_units", "unit_columns"]
 
 #: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own
 HAN_RANGES = (
@@ -92,34 +93,40 @@ def _pieces(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def one_char_token_starts(
+def own_unit_bounds(
     text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None, begin: int = 0, end: int | None = None
-) -> list[int] | None:
-    """The common case in C-speed checks (most Chinese text): every token covers one character
-    of its own, in order, every non-space character is covered, no two tokens share a word and
-    every grapheme cluster is one character; then each token is its own unit and this gives
-    each one's start (the units are ``(start, start + 1, token)``). ``None``: use
-    :func:`token_units` (it gives the same units here, only slower). ``begin``/``end``: the
-    part of ``text`` the tokens cover (a block of a long text; default all of it)."""
+) -> tuple[list[int], list[int]] | None:
+    """The common case in C-speed checks (most Chinese text, numbers and Latin words included):
+    tokens cover disjoint runs of characters, in order, with no whitespace inside a token and
+    only whitespace between them, no two tokens share a word and no grapheme cluster joins two
+    characters; then each token is its own unit and this gives the units' starts and ends (the
+    units are ``(start, end, token)``). ``None``: use :func:`token_units` (it gives the same units
+    here, only slower). ``begin``/``end``: the part of ``text`` the tokens cover (a block of a
+    long text; default all of it)."""
     end = len(text) if end is None else end
     n = len(offsets)
-    starts = [s for s, _ in offsets]
-    if not n or [e for _, e in offsets] != [s + 1 for s in starts]:
+    if not n:
         return None
-    if len(set(starts)) != n or starts != sorted(starts):  # strictly increasing
+    starts = [s for s, _ in offsets]
+    ends = [e for _, e in offsets]
+    # each token non-empty and ending where the next one starts or before: strictly in order
+    if not all(map(operator.lt, starts, ends)) or not all(map(operator.le, ends[:-1], starts[1:])):
         return None
     if word_ids is not None:
         words = [w for w in word_ids if w >= 0]
         if len(set(words)) != len(words):
             return None
-    if end - begin != n:  # the characters between tokens must all be whitespace
+    covered = sum(ends) - sum(starts)
+    if covered != n and any(e - s > 1 and any(map(str.isspace, text[s:e])) for s, e in offsets):
+        return None  # whitespace inside a token: the general construction leaves it out of the unit
+    if end - begin != covered:  # the characters between tokens must all be whitespace
         if starts[0] > begin and not text[begin : starts[0]].isspace():
             return None
-        if any(e > s + 1 and not text[s + 1 : e].isspace() for s, e in zip(starts, [*starts[1:], end])):
+        if any(s > e and not text[e:s].isspace() for e, s in zip(ends, [*starts[1:], end])):
             return None
     if _CAN_JOIN.search(text, begin, end) and len(_CLUSTER.findall(text, begin, end)) != end - begin:
         return None
-    return starts
+    return starts, ends
 
 
 def token_units(text: str, offsets: Sequence[tuple[int, int]], word_ids: Sequence[int] | None = None) -> list[Unit]:
@@ -139,15 +146,15 @@ def unit_columns(
     """:func:`token_units` as three lists, the units' starts, ends and first tokens: a long
     text makes one unit per character, and lists cost far less to build than objects.
 
-    A text that is not one character per token as a whole (:func:`one_char_token_starts`) and
-    is long is cut into blocks of about ``BLOCK_TOKENS`` tokens at boundaries nothing joins
-    across, and each block takes the one-character shortcut when it can: one number in a
+    A text that is not one unit per token as a whole (:func:`own_unit_bounds`) and is long is
+    cut into blocks of about ``BLOCK_TOKENS`` tokens at boundaries nothing joins across, and
+    each block takes the one-unit-per-token shortcut when it can: one number in a
     20,000-character text then costs what it costs in a sentence of its own, not a slow pass
     over every token (the units are the same: tests/test_text.py)."""
     n = len(offsets)
-    starts = one_char_token_starts(text, offsets, word_ids)
-    if starts is not None:
-        return starts, [s + 1 for s in starts], list(range(n))
+    bounds = own_unit_bounds(text, offsets, word_ids)
+    if bounds is not None:
+        return bounds[0], bounds[1], list(range(n))
     if n <= 2 * BLOCK_TOKENS:
         return _columns(_stretch_units(text, offsets, word_ids))
     clusters = _cluster_starts(text)
@@ -162,10 +169,10 @@ def unit_columns(
         begin = 0 if k0 == 0 else offsets[k0][0]
         end = len(text) if k1 == n else offsets[k1][0]
         ids = None if word_ids is None else word_ids[k0:k1]
-        block = one_char_token_starts(text, offsets[k0:k1], ids, begin, end)
+        block = own_unit_bounds(text, offsets[k0:k1], ids, begin, end)
         if block is not None:
-            starts += block
-            ends += [s + 1 for s in block]
+            starts += block[0]
+            ends += block[1]
             tokens += range(k0, k1)
         else:
             sub = [(a - begin, b - begin) for a, b in offsets[k0:k1]]
