@@ -35,10 +35,10 @@ import copy
 import json
 import os
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 from transformers import PreTrainedTokenizerBase, PreTrainedTokenizerFast
@@ -300,12 +300,18 @@ class Encoding:
 
     text: str
     ids: tuple[int, ...]
-    tokens: tuple[str, ...]
     offsets: tuple[tuple[int, int], ...]
     word_ids: tuple[int, ...]  # index of the pre-tokenised word each token belongs to
+    # the tokenizer's own encoding, read for ``tokens`` on demand: only the demo shows token
+    # strings, and making them for every text took 4% of a small segmenter's time
+    source: Any = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return tuple(self.source.tokens)
 
 
 def encode(tokenizer: PreTrainedTokenizerBase, texts: str | Iterable[str]) -> Encoding | list[Encoding]:
@@ -333,9 +339,9 @@ def encode(tokenizer: PreTrainedTokenizerBase, texts: str | Iterable[str]) -> En
         Encoding(
             text,
             tuple(e.ids),
-            tuple(e.tokens),
             tuple(map(tuple, e.offsets)),
             tuple([-1 if w is None else w for w in e.word_ids]),
+            e,
         )
         for text, e in zip(batch, encodings)
     ]
