@@ -191,3 +191,31 @@ def test_lone_surrogate_in_a_pair_names_its_side():
 
     with pytest.raises(ValueError, match=r"input 0, text b, character 1: lone surrogate U\+DFFF"):
         zhbert.load("matching")(("好", "a\udfffb"))
+
+
+def test_a_prediction_call_runs_without_cyclic_collections_and_leaves_the_collector_as_it_was(models, pd_sentences, monkeypatch):
+    """Prediction pauses the cyclic garbage collector (a batch's spans set off full passes over
+    the whole process), and gives it back enabled, also when the call fails inside."""
+    import gc
+
+    cws = zhbert.load(str(models["cws"]))
+    predict, seen = cws._predict, []
+
+    def spy(*args, **kwargs):
+        seen.append(gc.isenabled())
+        return predict(*args, **kwargs)
+
+    monkeypatch.setattr(cws, "_predict", spy)
+    words = cws(list(pd_sentences[:50]), batch_size=16)
+    assert len(words) == 50 and seen == [False] and gc.isenabled()
+    monkeypatch.setattr(cws, "_predict", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        cws(["北京"])
+    assert gc.isenabled()  # a failure inside the call restores it
+    gc.disable()
+    try:
+        monkeypatch.setattr(cws, "_predict", spy)
+        cws(["北京"])
+        assert not gc.isenabled()  # a caller's own choice is kept
+    finally:
+        gc.enable()
