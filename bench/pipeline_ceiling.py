@@ -32,6 +32,7 @@ def main() -> None:
     ap.add_argument("--lexicon-dim", type=int, default=0, help="0: no lexicon; else jieba's dictionary, this size per set")
     ap.add_argument("--bigram-dim", type=int, default=0)
     ap.add_argument("--crf", action="store_true")
+    ap.add_argument("--bilstm-layers", type=int, default=0, help="a BiLSTM (hidden size = the encoder's) between encoder and tagger")
     args = ap.parse_args()
     sizes = [tuple(int(v) for v in size.split("x")) for size in args.sizes.split(",")]
     torch.set_num_threads(args.threads)
@@ -54,12 +55,13 @@ def main() -> None:
         labels=["B", "M", "E", "S"],
         scheme="BMES-untyped",
         crf=args.crf,
+        bilstm_layers=args.bilstm_layers,
         lexicon="jieba" if args.lexicon_dim else None,
         lexicon_dim=args.lexicon_dim or 50,
         bigram_dim=args.bigram_dim,
     )
     print(f"PKU test: {n:,} characters in {len(texts):,} lines; torch threads {args.threads}")
-    print(f"head: lexicon {args.lexicon_dim or 'none'}, bigrams {args.bigram_dim or 'none'}, crf {args.crf}\n")
+    print(f"head: lexicon {args.lexicon_dim or 'none'}, bigrams {args.bigram_dim or 'none'}, crf {args.crf}, bilstm {args.bilstm_layers}\n")
     print("| encoder (layers x hidden) | chars/s end to end | tags only |")
     print("|---|---:|---:|")
     for layers, hidden in sizes:
