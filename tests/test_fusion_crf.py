@@ -102,6 +102,11 @@ def test_crf_log_partition_and_viterbi_match_brute_force(length):
     assert tuple(crf.decode(em, mask)[0]) == best
     tags = torch.tensor([list(best) + [0] * (4 - length)])
     assert float(crf.log_likelihood(em, tags, mask)[0].detach()) == pytest.approx(scores[best] - logz, abs=1e-4)
+    # every path at once, in rows whose padding holds other tags (the padding must not count)
+    paths = list(scores)
+    tags = torch.tensor([list(p) + [(k + t) % 3 for t in range(4 - length)] for k, p in enumerate(paths)])
+    got = crf.log_likelihood(em.expand(len(paths), -1, -1), tags, mask.expand(len(paths), -1)).detach()
+    assert got.tolist() == pytest.approx([scores[p] - logz for p in paths], abs=1e-4)
 
 
 @pytest.mark.parametrize("scheme, types", [("BIO", ["PER", "LOC"]), ("BIOES", ["ORG"]), ("BMES-untyped", [])])

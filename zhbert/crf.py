@@ -47,15 +47,15 @@ class CRF(nn.Module):
         return self._path_score(emissions, tags, mask) - self.log_partition(emissions, mask)
 
     def _path_score(self, emissions, tags, mask):
+        # every step at once (the forward algorithm below cannot be): a loop over positions took
+        # a third of the CRF's training time on 60-token rows
         start, trans, end = self._scores()
         mask = mask.bool()
         b = torch.arange(emissions.size(0), device=emissions.device)
-        score = start[tags[:, 0]] + emissions[b, 0, tags[:, 0]]
-        for t in range(1, emissions.size(1)):
-            step = trans[tags[:, t - 1], tags[:, t]] + emissions[b, t, tags[:, t]]
-            score = score + step * mask[:, t]
+        emitted = emissions.gather(2, tags.unsqueeze(2)).squeeze(2)  # (B, T)
+        steps = (trans[tags[:, :-1], tags[:, 1:]] + emitted[:, 1:]) * mask[:, 1:]
         last = tags[b, mask.sum(1) - 1]
-        return score + end[last]
+        return start[tags[:, 0]] + emitted[:, 0] + steps.sum(1) + end[last]
 
     def log_partition(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         start, trans, end = self._scores()
