@@ -191,6 +191,10 @@ class TokenLexicon:
     """
 
     def __init__(self, dictionary: Dictionary, tokenizer, buckets: int, tags: list[str] = LEXICON_TAGS):
+        with gc_paused():  # millions of acyclic lists and tuples: the collector's passes over them found nothing
+            self._build(dictionary, tokenizer, buckets, tags)
+
+    def _build(self, dictionary: Dictionary, tokenizer, buckets: int, tags: list[str]) -> None:
         if len(tokenizer) > _MAX_VOCAB:
             raise ValueError(f"a vocabulary of {len(tokenizer):,} tokens is too large for the lexicon matcher ({_MAX_VOCAB:,})")
         self.bucket_count = buckets
