@@ -203,8 +203,8 @@ class TokenLexicon:
         tag_index = {t: i for i, t in enumerate(self.tags)}
         entries = list(dictionary)
         # the entries kept as plain columns, not 349,046 DictEntry tuples: the garbage collector
-        # walks every tracked object on each full pass, and prediction makes enough objects (spans)
-        # to set off such passes; over jieba's entries they took a sixth of a one-layer segmenter's time
+        # walks every tracked object on each full pass, in every process that loads a lexicon head
+        # (prediction calls pause it: zhbert.api; training and the caller's own code do not)
         self._columns = tuple(list(column) for column in zip(*entries)) if entries else ([], [], [], [])
         self._counts = (dictionary.duplicates, dictionary.blank_lines)
         ids = word_token_ids([e.word for e in entries], tokenizer)
