@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -146,6 +147,50 @@ def test_a_task_folder_starts_another_task(tiny_encoder, tokenizer, tmp_path):
         assert second.head.labels == labels and not second.crf.transitions.detach().any()
         assert not torch.equal(new["classifier.bias"], old["classifier.bias"][: len(labels)])
         assert not new["classifier.bias"].any()
+
+
+def test_carry_output_layer_continues_the_same_task_and_refuses_another(tiny_encoder, tokenizer, tmp_path, pd_sentences):
+    """`--carry_output_layer` (a student's later stages): every weight of a folder of the same task,
+    output layer and CRF included, carries over bit for bit, so the new head tags as the saved one
+    did before any training; other tags, another order, no CRF, other feature sizes or a plain
+    encoder are refused by name."""
+    torch.manual_seed(0)
+    first = new_head(tiny_encoder, _head(crf=True, bigram_dim=4, bigram_buckets=64))
+    with torch.no_grad():
+        for p in first.parameters():
+            p.add_(torch.randn_like(p) * 0.1)
+    save_head(first, tokenizer, tmp_path / "first")
+    same = _head(crf=True, bigram_dim=4, bigram_buckets=64)
+    second = new_head(tmp_path / "first", same, carry_output_layer=True)
+    old, new = first.state_dict(), second.state_dict()
+    assert old.keys() == new.keys() and all(torch.equal(old[k], new[k]) for k in old if "pooler" not in k)
+    assert second.crf.transitions.detach().any()
+    assert {"classifier.weight", "crf.transitions"} <= set(second.carried_head_parameters)
+    texts = pd_sentences[:8]
+    assert [p.tags for p in predict_tags(first.eval(), tokenizer, texts)] == [p.tags for p in predict_tags(second.eval(), tokenizer, texts)]
+    # without the flag the same folder's output layer starts anew (intermediate-task transfer)
+    assert not new_head(tmp_path / "first", same).crf.transitions.detach().any()
+    refused = (
+        (replace(same, labels=["S", "E", "M", "B"]), r"its head has labels=\['B', 'M', 'E', 'S'\], this one \['S'"),
+        (_head(bigram_dim=4, bigram_buckets=64), "its head has crf=True, this one False"),
+        (_head(crf=True), "classifier.weight has another shape here"),
+    )
+    for head, problem in refused:
+        with pytest.raises(ModelLoadError, match=f"first: --carry_output_layer: {problem}"):
+            new_head(tmp_path / "first", head, carry_output_layer=True)
+    with pytest.raises(ModelLoadError, match="--carry_output_layer: not a zhbert task folder"):
+        new_head(tiny_encoder, same, carry_output_layer=True)
+    # the recipe's flag: refused where it cannot mean anything
+    from zhbert.recipes.arguments import finalize_args, parse_args
+    from zhbert.recipes.common import prepare_model
+
+    argv = ["--encoder", str(tmp_path / "first"), "--output_dir", str(tmp_path / "out"), "--carry_output_layer"]
+    misuse = ((["--random_init"], "--random_init draws every weight anew"), (["--evaluate_only", str(tmp_path / "first")], "only scored"))
+    for extra, problem in misuse:
+        with pytest.raises(ValueError, match=f"--carry_output_layer .*{problem}"):
+            prepare_model(finalize_args(parse_args(argv + extra), "pku"), same)
+    continued, _ = prepare_model(finalize_args(parse_args(argv), "pku"), same)
+    assert torch.equal(continued.crf.transitions, first.crf.transitions)
 
 
 def test_a_different_dictionary_is_refused_by_name(tiny_encoder, tokenizer, tmp_path):

@@ -34,6 +34,7 @@ def new_head(
     lexicon_words: str | Path | None = None,
     classifier_dropout: float | None = None,
     hidden_dropout: float | None = None,
+    carry_output_layer: bool = False,
 ) -> ZhBertForTask:
     """A fresh head on a pretrained encoder folder (any local BERT checkpoint).
 
@@ -41,7 +42,10 @@ def new_head(
     :func:`save_head` copies it into the model folder, which reads it back.
     ``classifier_dropout`` (before the head's BiLSTM and output layer) and ``hidden_dropout`` (the
     encoder's, BertConfig's ``hidden_dropout_prob``) replace the checkpoint's values when given;
-    they are written to the model folder's config.json with the rest."""
+    they are written to the model folder's config.json with the rest.
+    ``carry_output_layer``: ``encoder`` is a zhbert folder of the same task (same labels in the same
+    order, scheme, CRF and feature sizes), whose output layer and CRF carry over instead of starting
+    anew: training continues (e.g. a student's later stages); anything else is refused."""
     if lexicon_words is not None and not head.lexicon:
         raise ValueError(f"{lexicon_words}: a word list is added to a lexicon; give the head one (--lexicon jieba)")
     for name, p in (("classifier_dropout", classifier_dropout), ("hidden_dropout", hidden_dropout)):
@@ -53,7 +57,10 @@ def new_head(
     config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     # A zhbert task folder (e.g. the bundled `ner`) may start another task: intermediate-task
     # transfer. Its layers of the same shape carry over (encoder, fusion, word-feature tables).
-    from_task = getattr(config, "zhbert_head", None) is not None
+    saved_head = getattr(config, "zhbert_head", None)
+    from_task = saved_head is not None
+    if carry_output_layer:
+        _check_same_output(path, saved_head, head)
     config.zhbert_head = head.to_dict()
     if classifier_dropout is not None:
         config.classifier_dropout = classifier_dropout
@@ -73,17 +80,23 @@ def new_head(
     encoder_missing += [k for k in mismatched if k.startswith("bert.")]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
-    if from_task:
+    if carry_output_layer:
+        restarted = [k for k in mismatched if k.startswith(("classifier.", "crf."))]
+        if restarted:
+            raise _error(path, f"--carry_output_layer: {restarted[0]} has another shape here (other word features or BiLSTM)")
+    elif from_task:
         _restart_output_layers(model)
     # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
-    # BiLSTM; not the restarted output layer and CRF): `--carried_at_encoder_lr` trains these
+    # BiLSTM; the output layer and CRF only with carry_output_layer): `--carried_at_encoder_lr` trains these
     # at the encoder's rate, as the pretrained layers they are; static embeddings must not
     # overwrite the word tables among them (`seed_word_features` seeds only the tables that start here).
     not_loaded = set(info.get("missing_keys", [])) | set(mismatched)
     model.carried_head_parameters = tuple(
         name
         for name, _ in model.named_parameters()
-        if from_task and not name.startswith(("bert.", "classifier.", "crf.")) and name not in not_loaded
+        if from_task
+        and not name.startswith(("bert.",) if carry_output_layer else ("bert.", "classifier.", "crf."))
+        and name not in not_loaded
     )
     model.carried_word_tables = tuple(
         name for name in ("word_embeddings", "bigram_embeddings") if f"word_features.{name}.weight" in model.carried_head_parameters
@@ -99,6 +112,23 @@ def new_head(
         attach_lexicon(model, load_tokenizer(path), path, lexicon_words)  # records the word list's checksum
         model.config.zhbert_head = model.head.to_dict()
     return model
+
+
+# What makes a saved output layer and CRF mean the same here: the tags, their order and how they
+# are decoded. Feature sizes (word features, BiLSTM) show as shape mismatches when loading.
+_OUTPUT_FIELDS = ("kind", "labels", "scheme", "crf", "multi_label", "regression")
+
+
+def _check_same_output(path: Path, saved: dict | None, head: HeadConfig) -> None:
+    if saved is None:
+        raise _error(path, "--carry_output_layer: not a zhbert task folder (an encoder has no output layer to carry)")
+    for name in _OUTPUT_FIELDS:
+        if saved.get(name) != getattr(head, name):
+            raise _error(
+                path,
+                f"--carry_output_layer: its head has {name}={saved.get(name)!r}, this one {getattr(head, name)!r}; "
+                "the output layer carries over only to the same task (leave the flag out to start it anew)",
+            )
 
 
 def _restart_output_layers(model: ZhBertForTask) -> None:

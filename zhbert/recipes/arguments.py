@@ -36,6 +36,13 @@ class RecipeArguments:
             "BiLSTM; not the restarted output layer and CRF) learn at the encoder's rate, not the head's (x20)"
         },
     )
+    carry_output_layer: bool = field(
+        default=False,
+        metadata={
+            "help": "with a zhbert folder of the same task as --encoder (same tags, scheme, CRF, word features): its output "
+            "layer and CRF carry over instead of starting anew, so training continues from it (e.g. a student's later stages)"
+        },
+    )
     lexicon: str | None = field(
         default=None,
         metadata={"help": "token heads: SoftLexicon word features from a dictionary (jieba: jieba's dict.txt, 349,046 words)"},

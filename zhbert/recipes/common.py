@@ -246,6 +246,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
                 raise ValueError(f"--{flag} is a training option: dropout is off when {args.evaluate_only} is scored")
         if args.distill_from:
             raise ValueError(f"--distill_from is a training option: {args.evaluate_only} is only scored")
+        if args.carry_output_layer:
+            raise ValueError(f"--carry_output_layer starts training from --encoder's head; {args.evaluate_only} is only scored")
         if args.lexicon_words:
             raise ValueError(
                 f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
@@ -253,8 +255,10 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         model = load_head(args.evaluate_only)
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
+    if args.carry_output_layer and args.random_init:
+        raise ValueError("--carry_output_layer keeps --encoder's trained head; --random_init draws every weight anew: give one")
     path = _encoder_path(args.encoder)
-    model = new_head(path, head, args.lexicon_words, args.classifier_dropout, args.hidden_dropout)
+    model = new_head(path, head, args.lexicon_words, args.classifier_dropout, args.hidden_dropout, args.carry_output_layer)
     if args.random_init:
         fresh = ZhBertForTask(model.config, model.head)  # post_init draws every weight anew
         if model.word_features is not None:

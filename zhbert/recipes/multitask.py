@@ -79,7 +79,7 @@ def run(args: RecipeArguments) -> dict:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
     single_task_flags = (
         "best_epoch_on_dev", "average_last_epochs", "carried_at_encoder_lr", "fgm_epsilon", "rdrop_alpha",
-        "distill_from", "classifier_dropout", "hidden_dropout",
+        "distill_from", "classifier_dropout", "hidden_dropout", "carry_output_layer",
     )  # fmt: skip
     defaults = {f.name: f.default for f in fields(RecipeArguments)}
     given = [f"--{flag}" for flag in single_task_flags if getattr(args, flag) != defaults[flag]]  # a dropout of 0.0 is given too
