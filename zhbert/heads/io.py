@@ -44,7 +44,7 @@ def new_head(
     encoder's, BertConfig's ``hidden_dropout_prob``) replace the checkpoint's values when given;
     they are written to the model folder's config.json with the rest.
     ``carry_output_layer``: ``encoder`` is a zhbert folder of the same task (same labels in the same
-    order, scheme, CRF and feature sizes), whose output layer and CRF carry over instead of starting
+    order, scheme, CRF and features: ``_OUTPUT_FIELDS``), whose output layer and CRF carry over instead of starting
     anew: training continues (e.g. a student's later stages); anything else is refused."""
     if lexicon_words is not None and not head.lexicon:
         raise ValueError(f"{lexicon_words}: a word list is added to a lexicon; give the head one (--lexicon jieba)")
@@ -80,11 +80,7 @@ def new_head(
     encoder_missing += [k for k in mismatched if k.startswith("bert.")]
     if encoder_missing:
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
-    if carry_output_layer:
-        restarted = [k for k in mismatched if k.startswith(("classifier.", "crf."))]
-        if restarted:
-            raise _error(path, f"--carry_output_layer: {restarted[0]} has another shape here (other word features or BiLSTM)")
-    elif from_task:
+    if from_task and not carry_output_layer:
         _restart_output_layers(model)
     # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
     # BiLSTM; the output layer and CRF only with carry_output_layer): `--carried_at_encoder_lr` trains these
@@ -114,9 +110,12 @@ def new_head(
     return model
 
 
-# What makes a saved output layer and CRF mean the same here: the tags, their order and how they
-# are decoded. Feature sizes (word features, BiLSTM) show as shape mismatches when loading.
-_OUTPUT_FIELDS = ("kind", "labels", "scheme", "crf", "multi_label", "regression")
+# What makes a saved output layer and CRF mean the same here: the tags, their order, how they are
+# decoded, and the features the output layer reads (another encoder width fails as an encoder mismatch).
+_OUTPUT_FIELDS = (
+    "kind", "labels", "scheme", "crf", "multi_label", "regression", "representation", "bilstm_layers",
+    "lexicon", "lexicon_dim", "lexicon_buckets", "bigram_dim", "bigram_buckets",
+)  # fmt: skip
 
 
 def _check_same_output(path: Path, saved: dict | None, head: HeadConfig) -> None:

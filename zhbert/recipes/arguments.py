@@ -33,13 +33,13 @@ class RecipeArguments:
         default=False,
         metadata={
             "help": "with a zhbert task folder as --encoder: the head layers it trained (word-feature tables, fusion, "
-            "BiLSTM; not the restarted output layer and CRF) learn at the encoder's rate, not the head's (x20)"
+            "BiLSTM; the output layer and CRF too with --carry_output_layer) learn at the encoder's rate, not the head's (x20)"
         },
     )
     carry_output_layer: bool = field(
         default=False,
         metadata={
-            "help": "with a zhbert folder of the same task as --encoder (same tags, scheme, CRF, word features): its output "
+            "help": "with a zhbert folder of the same task as --encoder (same tags, scheme, CRF, BiLSTM, word features): its output "
             "layer and CRF carry over instead of starting anew, so training continues from it (e.g. a student's later stages)"
         },
     )
