@@ -70,9 +70,51 @@ def test_the_loss_mixes_the_tag_loss_and_the_softened_kl(tiny_encoder, tokenizer
     assert distillation_loss(student, weighted, 1.0, 1.0) < distillation_loss(student, batch, 1.0, 1.0)
 
 
-def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, tokenizer, examples, tmp_path):
+def test_a_crf_teaches_and_learns_through_its_marginals(tiny_encoder, tokenizer, examples):
+    """Posterior distillation: a CRF teacher's stored logits soften back into its marginals at T, and a
+    CRF student's soft term is KL(teacher || its marginals), summed per sentence, averaged over sentences."""
     torch.manual_seed(0)
-    student = new_head(tiny_encoder, HeadConfig(**HEAD))
+    crf_head = HeadConfig(**{**HEAD, "crf": True})
+    teacher, student = new_head(tiny_encoder, crf_head).eval(), new_head(tiny_encoder, crf_head).eval()
+    with torch.no_grad():
+        for crf in (teacher.crf, student.crf):
+            for p in crf.parameters():
+                p.normal_()
+    check_teacher(teacher, tokenizer, student, tokenizer, "T")  # CRFs on both sides are welcome
+    short = [e for e in examples if len(e["input_ids"]) <= 14][:3]
+    assert short
+    for temperature in (1.0, 2.0):
+        taught = with_teacher_logits(teacher, student, tokenizer, short, temperature=temperature)
+        for e, t in zip(short, taught):
+            n = len(e["input_ids"])
+            stored = torch.as_tensor(t["teacher_logits"].astype("float32")).reshape(n, -1)
+            with torch.no_grad():
+                ids = window_batch([e["input_ids"]], tokenizer.cls_token_id, tokenizer.sep_token_id, tokenizer.pad_token_id)
+                em = teacher(**ids).logits[:, 1 : 1 + n]
+                want = teacher.crf.log_marginals(em, torch.ones(1, n), temperature)[0]
+            torch.testing.assert_close(torch.log_softmax(stored / temperature, -1), want, atol=2e-2, rtol=1e-2)
+
+    batch = TaskCollator(tokenizer, student.head, 16)(with_teacher_logits(teacher, student, tokenizer, examples[:6]))
+    plain = {k: v for k, v in batch.items() if k != "teacher_logits"}
+    out = student(**plain)
+    labelled = batch["labels"] != -100
+    rows = []
+    for i in range(len(labelled)):  # each sentence alone: no batching, no padding
+        n = int(labelled[i].sum())
+        s = student.crf.log_marginals(out.logits[i : i + 1, 1 : 1 + n], torch.ones(1, n))[0]
+        t = torch.log_softmax(batch["teacher_logits"][i, 1 : 1 + n], -1)
+        rows.append((t.exp() * (t - s)).sum())
+    torch.testing.assert_close(distillation_loss(student, batch, 0.4, 1.0), 0.6 * out.loss + 0.4 * torch.stack(rows).mean())
+    # a teacher that says what the student's CRF says adds nothing
+    own = torch.zeros_like(out.logits)
+    own[:, 1:] = student.crf.log_marginals(out.logits[:, 1:], labelled[:, 1:]).detach()
+    torch.testing.assert_close(distillation_loss(student, {**batch, "teacher_logits": own}, 0.3, 1.0), 0.7 * out.loss)
+
+
+@pytest.mark.parametrize("crf", [False, True])
+def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, tokenizer, examples, tmp_path, crf):
+    torch.manual_seed(0)
+    student = new_head(tiny_encoder, HeadConfig(**HEAD, crf=crf))
     target = NER_LABELS.index("B-ORG")
     # a teacher sure of B-ORG everywhere, against gold tags that are mostly O: alpha 1 follows the teacher alone
     taught = [{**e, "teacher_logits": torch.nn.functional.one_hot(torch.full((len(e["input_ids"]),), target), len(NER_LABELS))
@@ -81,8 +123,10 @@ def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, t
     fine_tune(student, tokenizer, taught, cfg)
     batch = TaskCollator(tokenizer, student.head, 16)(examples)
     with torch.no_grad():
-        tags = student(**batch).logits.argmax(-1)[batch["labels"] != -100]
-    gold = batch["labels"][batch["labels"] != -100]
+        logits = student(**batch).logits
+    labelled = batch["labels"] != -100
+    tags = torch.tensor(sum(student.decode_tokens(logits, labelled), [])) if crf else logits.argmax(-1)[labelled]
+    gold = batch["labels"][labelled]
     assert (tags == target).float().mean() > 0.9 > (gold == target).float().mean()
 
     with pytest.raises(ValueError, match="the examples carry no teacher_logits"):
@@ -91,9 +135,6 @@ def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, t
         fine_tune(student, tokenizer, taught, FinetuneConfig(output=str(tmp_path / "a"), max_steps=1, distill_alpha=1.5))
     with pytest.raises(ValueError, match="R-Drop or FGM"):
         fine_tune(student, tokenizer, taught, FinetuneConfig(output=str(tmp_path / "r"), max_steps=1, distill_alpha=0.5, rdrop_alpha=1.0))
-    crf = new_head(tiny_encoder, HeadConfig(**{**HEAD, "crf": True}))
-    with pytest.raises(ValueError, match="T: soft targets need softmax heads on both sides; the teacher has a CRF"):
-        check_teacher(crf, tokenizer, student, tokenizer, "T")
     other = new_head(tiny_encoder, HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped"))
     with pytest.raises(ValueError, match=r"T: the teacher's tags \['B', 'M', 'E', 'S'\] are not the student's"):
         check_teacher(other, tokenizer, student, tokenizer, "T")

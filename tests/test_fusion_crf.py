@@ -109,6 +109,33 @@ def test_crf_log_partition_and_viterbi_match_brute_force(length):
     assert got.tolist() == pytest.approx([scores[p] - logz for p in paths], abs=1e-4)
 
 
+@pytest.mark.parametrize("temperature", [1.0, 2.5])
+def test_crf_marginals_match_brute_force_and_the_gradient_of_log_z(temperature):
+    torch.manual_seed(7)
+    crf = CRF(["O", "B-X", "I-X"], "BIO")  # forbidden moves (O -> I-X) must get no mass
+    with torch.no_grad():
+        for p in crf.parameters():
+            p.normal_()
+    em = torch.randn(3, 5, 3, requires_grad=True)
+    mask = torch.tensor([[1] * 5, [1] * 3 + [0] * 2, [1] + [0] * 4])
+    got = crf.log_marginals(em, mask, temperature).exp()
+    for row, n in enumerate(mask.sum(1).tolist()):
+        scores = _brute(crf, em[row].detach(), n)
+        weights = np.exp((np.array(list(scores.values())) - max(scores.values())) / temperature)
+        weights /= weights.sum()
+        want = np.zeros((n, 3))
+        for w, path in zip(weights, scores):
+            want[np.arange(n), list(path)] += w
+        np.testing.assert_allclose(got[row, :n].detach().numpy(), want, atol=1e-5)
+        assert float(got[row, 0, 2].detach()) < 1e-6  # no sentence starts with I-X
+    # at T = 1 they are d log Z / d emissions, and gradients pass through them
+    (grad,) = torch.autograd.grad(crf.log_partition(em, mask).sum(), em)
+    marginals = crf.log_marginals(em, mask).exp()
+    torch.testing.assert_close(marginals[mask.bool()], grad[mask.bool()], atol=1e-5, rtol=1e-4)
+    marginals[mask.bool()][:, 0].sum().backward()
+    assert em.grad is not None and em.grad[mask.bool()].abs().sum() > 0 and em.grad[~mask.bool()].abs().sum() == 0
+
+
 @pytest.mark.parametrize("scheme, types", [("BIO", ["PER", "LOC"]), ("BIOES", ["ORG"]), ("BMES-untyped", [])])
 @settings(max_examples=40, deadline=None)
 @given(data=st.data())

@@ -2,8 +2,10 @@
 
 Scores: ``score(y) = start[y_1] + sum_t emit[t, y_t] + sum_t trans[y_{t-1}, y_t] + end[y_n]``;
 ``log p(y|x) = score(y) - log Z``, ``log Z`` by the forward algorithm; decoding by
-Viterbi. Transitions that the tag scheme forbids get ``-10000`` added to the learned
-score, in training and decoding alike, so a decoded path is always a valid tag sequence.
+Viterbi; per-position tag marginals ``p(y_t = k | x)`` by forward-backward (what a CRF student
+learns from a teacher's tag distributions, zhbert.training.distillation). Transitions that the tag
+scheme forbids get ``-10000`` added to the learned score, in training and decoding alike, so a decoded
+path is always a valid tag sequence.
 Shapes: emissions ``(B, T, K)``, tags ``(B, T)``, mask ``(B, T)`` with every row's
 valid positions first (a left-aligned mask, as tokenised batches are).
 """
@@ -65,6 +67,28 @@ class CRF(nn.Module):
             nxt = torch.logsumexp(alpha.unsqueeze(2) + trans.unsqueeze(0), dim=1) + emissions[:, t]
             alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
         return torch.logsumexp(alpha + end, dim=1)
+
+    def log_marginals(self, emissions: torch.Tensor, mask: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
+        """``log p(y_t = k | x)`` at every position, shape ``(B, T, K)``, by forward-backward in log space;
+        differentiable, so a loss may compare it with a teacher's. Every score (emissions, start,
+        transitions, end) is divided by ``temperature``: the CRF's distribution softened as a softmax's
+        is (Hinton et al.'s T; 1 is the model's own). Positions past a row's mask hold no meaning."""
+        start, trans, end = (s / temperature for s in self._scores())
+        em = emissions / temperature
+        mask = mask.bool()
+        alphas = [start + em[:, 0]]  # (B, K) each: log-sum over the paths ending in tag k at t
+        for t in range(1, em.size(1)):
+            alphas.append(torch.logsumexp(alphas[-1].unsqueeze(2) + trans.unsqueeze(0), dim=1) + em[:, t])
+        alpha = torch.stack(alphas, dim=1)
+        b = torch.arange(em.size(0), device=em.device)
+        log_z = torch.logsumexp(alpha[b, (mask.sum(1) - 1).clamp(min=0)] + end, dim=1)
+        # betas: log-sum over the path's rest after t; a row's last position continues to ``end`` alone
+        betas = [end.expand_as(alphas[0])]
+        for t in range(em.size(1) - 2, -1, -1):
+            nxt = torch.logsumexp(trans.unsqueeze(0) + (em[:, t + 1] + betas[-1]).unsqueeze(1), dim=2)
+            betas.append(torch.where(mask[:, t + 1].unsqueeze(1), nxt, end.expand_as(nxt)))
+        beta = torch.stack(betas[::-1], dim=1)
+        return alpha + beta - log_z[:, None, None]
 
     def decode(self, emissions: torch.Tensor, mask: torch.Tensor) -> list[list[int]]:
         """Best valid tag path per sequence (Viterbi), each of its mask's length."""

@@ -146,14 +146,14 @@ class RecipeArguments:
     distill_from: str | None = field(
         default=None,
         metadata={
-            "help": "token heads: a trained token head (bundled name or folder; same tags, same vocabulary, no CRF) whose "
-            "tag distributions the head also learns (soft-target distillation, Hinton et al. 2015): the teacher reads the "
-            "training examples once before training"
+            "help": "token heads: a trained token head (bundled name or folder; same tags, same vocabulary) whose "
+            "tag distributions the head also learns (soft-target distillation, Hinton et al. 2015; a CRF's marginals on "
+            "either side): the teacher reads the training examples once before training"
         },
     )
     distill_alpha: float = field(
         default=0.5,
-        metadata={"help": "with --distill_from: the soft targets' share of the loss, the tags' cross-entropy taking the rest"},
+        metadata={"help": "with --distill_from: the soft targets' share of the loss, the tags' own loss taking the rest"},
     )
     distill_temperature: float = field(
         default=1.0,

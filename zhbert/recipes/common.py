@@ -183,7 +183,7 @@ def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train:
     teacher = load_head(path)
     check_teacher(teacher, load_tokenizer(path), model, tokenizer, path)
     logger.info("--distill_from %s: the teacher reads %d training examples", path, len(train))
-    return with_teacher_logits(teacher, model, tokenizer, train)
+    return with_teacher_logits(teacher, model, tokenizer, train, temperature=args.distill_temperature)
 
 
 def dev_scorer(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, evaluate):
