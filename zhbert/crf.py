@@ -61,12 +61,22 @@ class CRF(nn.Module):
 
     def log_partition(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         start, trans, end = self._scores()
-        mask = mask.bool()
-        alpha = start + emissions[:, 0]  # (B, K)
-        for t in range(1, emissions.size(1)):
-            nxt = torch.logsumexp(alpha.unsqueeze(2) + trans.unsqueeze(0), dim=1) + emissions[:, t]
-            alpha = torch.where(mask[:, t].unsqueeze(1), nxt, alpha)
-        return torch.logsumexp(alpha + end, dim=1)
+        return self._log_z(self._forward(start, trans, emissions), mask, end)
+
+    @staticmethod
+    def _forward(start, trans, em) -> torch.Tensor:
+        """The forward algorithm's ``alpha``, ``(B, T, K)``: at ``t``, the log-sum of the scores of every
+        path over positions ``0..t`` that ends in tag ``k`` (past a row's mask: meaningless, unread)."""
+        alphas = [start + em[:, 0]]
+        for t in range(1, em.size(1)):
+            alphas.append(torch.logsumexp(alphas[-1].unsqueeze(2) + trans.unsqueeze(0), dim=1) + em[:, t])
+        return torch.stack(alphas, dim=1)
+
+    @staticmethod
+    def _log_z(alpha, mask, end) -> torch.Tensor:
+        """``log Z`` per row from ``alpha`` at the row's last position."""
+        last = (mask.bool().sum(1) - 1).clamp(min=0)
+        return torch.logsumexp(alpha[torch.arange(alpha.size(0), device=alpha.device), last] + end, dim=1)
 
     def log_marginals(self, emissions: torch.Tensor, mask: torch.Tensor, temperature: float = 1.0) -> torch.Tensor:
         """``log p(y_t = k | x)`` at every position, shape ``(B, T, K)``, by forward-backward in log space;
@@ -76,14 +86,10 @@ class CRF(nn.Module):
         start, trans, end = (s / temperature for s in self._scores())
         em = emissions / temperature
         mask = mask.bool()
-        alphas = [start + em[:, 0]]  # (B, K) each: log-sum over the paths ending in tag k at t
-        for t in range(1, em.size(1)):
-            alphas.append(torch.logsumexp(alphas[-1].unsqueeze(2) + trans.unsqueeze(0), dim=1) + em[:, t])
-        alpha = torch.stack(alphas, dim=1)
-        b = torch.arange(em.size(0), device=em.device)
-        log_z = torch.logsumexp(alpha[b, (mask.sum(1) - 1).clamp(min=0)] + end, dim=1)
+        alpha = self._forward(start, trans, em)
+        log_z = self._log_z(alpha, mask, end)
         # betas: log-sum over the path's rest after t; a row's last position continues to ``end`` alone
-        betas = [end.expand_as(alphas[0])]
+        betas = [end.expand_as(em[:, 0])]
         for t in range(em.size(1) - 2, -1, -1):
             nxt = torch.logsumexp(trans.unsqueeze(0) + (em[:, t + 1] + betas[-1]).unsqueeze(1), dim=2)
             betas.append(torch.where(mask[:, t + 1].unsqueeze(1), nxt, end.expand_as(nxt)))
