@@ -21,7 +21,7 @@ def test_resume_sentences_pack_into_windows_keeping_every_token_and_tag_in_order
     data = load_task_data("ner", "resume")
     rows = data.train[:120]
     assert rows[0]["text"] == "高勇：男，中国国籍，无境外居留权，"  # a resume: its first sentences in file order
-    examples = char_tag_examples(tokenizer, rows, data.labels)
+    examples = char_tag_examples(tokenizer, rows, data.labels, data.scheme)
     docs = document_examples(examples, 62)
     for key in ("input_ids", "tags"):
         assert [x for e in docs for x in e[key]] == [x for e in examples for x in e[key]]

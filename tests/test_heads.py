@@ -34,7 +34,7 @@ def ner_examples(peoples_daily, tokenizer):
     out = []
     for r in rows:
         enc = encode(tokenizer, r["text"])
-        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"])})
+        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"], NER_LABELS, "BIO")})
     return out
 
 

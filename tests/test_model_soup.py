@@ -28,7 +28,7 @@ def ner_batch(peoples_daily, tokenizer):
     examples = []
     for r in rows:
         enc = encode(tokenizer, r["text"])
-        examples.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"])})
+        examples.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, r["ner_tags"], NER_LABELS, "BIO")})
     return TaskCollator(tokenizer, _head(), 64)(examples)
 
 

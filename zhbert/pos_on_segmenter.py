@@ -193,7 +193,7 @@ def train(
         fine_tune(
             model,
             tokenizer,
-            char_tag_examples(tokenizer, train_rows, data.labels),
+            char_tag_examples(tokenizer, train_rows, data.labels, data.scheme),
             FinetuneConfig(output=str(out / "checkpoints"), epochs=epochs, max_steps=max_steps, learning_rate=learning_rate, seed=seed),
         )
     minutes = (time.time() - start) / 60

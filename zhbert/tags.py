@@ -8,6 +8,7 @@ Tags are ``O`` or ``<prefix>-<TYPE>``; untyped BMES (word segmentation) uses bar
 
 from __future__ import annotations
 
+import bisect
 from typing import Iterable, Sequence
 
 SCHEMES = {
@@ -16,7 +17,8 @@ SCHEMES = {
     "BMES": {"begin": "B", "inside": "M", "end": "E", "single": "S"},
 }
 
-__all__ = ["SCHEMES", "parse_tag", "labels_for", "check_sequence", "tags_to_spans", "spans_to_tags", "detect_scheme", "allowed_transitions"]
+__all__ = ["SCHEMES", "parse_tag", "labels_for", "check_sequence", "tags_to_spans", "spans_to_tags", "detect_scheme", "allowed_transitions",
+           "continues_span", "token_tags"]
 
 
 def parse_tag(tag: str, scheme: str) -> tuple[str, str | None]:
@@ -121,6 +123,29 @@ def spans_to_tags(length: int, spans: Iterable[tuple[str | None, int, int]], sch
         if spec["end"]:
             tags[e - 1] = spec["end"] + suffix
     return tags
+
+
+def continues_span(label: str, scheme: str) -> bool:
+    """Whether a tag continues a span opened before it (``I``/``M``/``E``): no window may start there."""
+    return parse_tag(label, scheme)[0] in ("I", "M", "E")
+
+
+def token_tags(char_tags: Sequence[str], token_starts: Sequence[int], scheme: str) -> list[str]:
+    """Tags for tokens from tags for characters; ``token_starts``: each token's first character, ascending.
+
+    A token takes the span its first character lies in, so a word piece covering a whole word
+    (``1998``, ``wto``) is ``S``, not ``B`` followed by the next word's tag: taking the first
+    character's tag alone made a gold sequence a CRF forbids (B, S) in 14% of the PKU + Weibo
+    training windows, and the CRF could never fit them. The token tags are valid whenever the
+    character tags are. A span all of whose characters lie inside a token that starts in an
+    earlier span has no token of its own and joins that one (a piece cannot be cut).
+    """
+    spans = []
+    for typ, s, e in lenient_spans(char_tags, scheme):
+        a, b = bisect.bisect_left(token_starts, s), bisect.bisect_left(token_starts, e)
+        if a < b:
+            spans.append((typ, a, b))
+    return spans_to_tags(len(token_starts), spans, scheme)
 
 
 def detect_scheme(tags: Iterable[str]) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 import torch
 
 from ..encoder_info import trained_length
+from ..tags import continues_span, token_tags
 from ..windows import sentence_breaks, windows
 from .config import HeadConfig
 
@@ -84,6 +85,8 @@ class TaskCollator:
         self.cls, self.sep, self.pad = self.tokenizer.cls_token_id, self.tokenizer.sep_token_id, self.tokenizer.pad_token_id
         self.body = self.max_length - 2
         self.stride = self.head.stride
+        # tag ids that continue a span: a training window never starts on one (training_spans)
+        self.continues = [continues_span(label, self.head.scheme) for label in self.head.labels] if self.head.kind == "token" else []
 
     def spans(self, n: int, breaks: list[int] | None = None) -> list[tuple[int, int]]:
         """Window ranges over ``n`` tokens; ``breaks`` (sentence starts) align them when the
@@ -98,6 +101,15 @@ class TaskCollator:
         if len(enc) <= self.body or self.head.truncate or self.head.window_align == "token":
             return None
         return sentence_breaks(enc.text, enc.offsets)
+
+    def training_spans(self, tags: list[int]) -> list[tuple[int, int]]:
+        """Window ranges over a tagged training example: whole spans packed into each window,
+        never overlapping. A window cut inside a word or entity would begin on ``M``/``I``/``E``
+        (or end on ``B``), a gold sequence a CRF's constraints forbid."""
+        if self.head.truncate:
+            return [(0, min(len(tags), self.body))]
+        breaks = [i for i in range(1, len(tags)) if not self.continues[tags[i]]]
+        return windows(len(tags), self.body, self.stride, breaks, pack=True)
 
     def text_spans(self, enc) -> list[tuple[int, int]]:
         """Window ranges over an encoded text (:class:`zhbert.tokenizer.Encoding`)."""
@@ -123,7 +135,7 @@ class TaskCollator:
             teacher = e.get("teacher_logits")  # zhbert.training.distillation: the teacher's tag logits, flattened
             if teacher is not None:
                 teacher = torch.as_tensor(np.asarray(teacher, dtype=np.float32)).reshape(-1, n_labels)
-            for a, b in self.spans(len(e["input_ids"])):
+            for a, b in self.spans(len(e["input_ids"])) if tags is None else self.training_spans(tags):
                 bodies.append(list(e["input_ids"][a:b]))
                 weights.append(e.get("weight", 1.0))
                 if tags is not None:
@@ -164,10 +176,12 @@ class TaskCollator:
         return batch
 
 
-def token_tags_from_chars(offsets, char_tags: list[int]) -> list[int]:
-    """Per-token tag ids from per-character tags: each token takes its first character's tag.
+def token_tags_from_chars(offsets, char_tags: list[int], labels: list[str], scheme: str) -> list[int]:
+    """Per-token tag ids from per-character tag ids (:func:`zhbert.tags.token_tags`).
 
-    Tokens are single characters for Chinese; a Latin/digit run such as
-    ``iPhone15`` becomes word pieces, each starting at a character of the run.
+    Tokens are single characters for Chinese; a Latin/digit run such as ``iPhone15`` becomes
+    word pieces, each starting at a character of the run and tagged by the span it starts in.
     """
-    return [char_tags[s] for s, _ in offsets]
+    names = token_tags([labels[t] for t in char_tags], [s for s, _ in offsets], scheme)
+    index = {label: i for i, label in enumerate(labels)}
+    return [index[t] for t in names]

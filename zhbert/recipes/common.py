@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
-from ..heads.inputs import token_tags_from_chars
+from ..tags import token_tags
 from ..tokenizer import encode, load_tokenizer
 from ..training.finetune import FinetuneConfig
 from .arguments import RecipeArguments
@@ -304,11 +304,12 @@ def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> Hea
     return replace(saved, **asked)
 
 
-def char_tag_examples(tokenizer, rows: list[dict], labels: list[str]) -> list[dict]:
+def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: str) -> list[dict]:
+    """Token examples of character-tagged rows: each token tagged by the span its first character lies in."""
     index = {l: i for i, l in enumerate(labels)}
     out = []
     for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
-        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]])})
+        out.append({"input_ids": list(enc.ids), "tags": [index[t] for t in token_tags(r["tags"], [s for s, _ in enc.offsets], scheme)]})
         if "weight" in r:  # --extra_train_weight: the row's share of the loss
             out[-1]["weight"] = r["weight"]
     return out
@@ -407,7 +408,7 @@ def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
         data = replace(data, notes=[*data.notes, note])
 
     def examples():
-        sentences = char_tag_examples(tokenizer, data.train, data.labels)
+        sentences = char_tag_examples(tokenizer, data.train, data.labels, data.scheme)
         return document_examples(sentences, body) if body else sentences
 
     data = fit(args, data, model, tokenizer, examples, evaluate)

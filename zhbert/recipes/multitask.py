@@ -55,7 +55,7 @@ def plan(spec: str) -> dict[str, str]:
 
 def training_examples(kind: str, tokenizer, data) -> list[dict]:
     if kind == "token":
-        return char_tag_examples(tokenizer, data.train, data.labels)
+        return char_tag_examples(tokenizer, data.train, data.labels, data.scheme)
     if kind == "sequence":
         return classification_examples(tokenizer, data.train, len(data.labels), data.multi_label)
     return pair_examples(tokenizer, data.train)
