@@ -6,29 +6,18 @@ CRF forbids (B then S), which it could never learn."""
 import torch
 
 from zhbert.crf import CRF, FORBIDDEN
+from zhbert.data.segmented import words_to_bmes
 from zhbert.heads import HeadConfig, TaskCollator
 from zhbert.recipes.common import char_tag_examples
-from zhbert.tags import check_sequence, spans_to_tags, token_tags
+from zhbert.tags import check_sequence, token_tags
 from zhbert.tokenizer import encode
-
-
-def _char_tags(words):
-    return spans_to_tags(sum(map(len, words)), _word_spans(words), "BMES-untyped")
-
-
-def _word_spans(words):
-    out, i = [], 0
-    for w in words:
-        out.append((None, i, i + len(w)))
-        i += len(w)
-    return out
 
 
 def test_a_piece_covering_a_whole_word_is_tagged_single(tokenizer):
     words = ["他", "买", "了", "100", "个", "苹果", "，", "iPhone15", "的", "WTO", "标准"]
     enc = encode(tokenizer, "".join(words))
     assert [s for s, _ in enc.offsets] == [0, 1, 2, 3, 6, 7, 8, 9, 10, 16, 18, 19, 22, 23]  # 100, iphone ##15, wto: pieces
-    tags = token_tags(_char_tags(words), [s for s, _ in enc.offsets], "BMES-untyped")
+    tags = token_tags(words_to_bmes(words), [s for s, _ in enc.offsets], "BMES-untyped")
     assert tags == ["S", "S", "S", "S", "S", "B", "E", "S", "B", "E", "S", "S", "B", "E"]
     # the first character's tag alone gave B, S for "100 个" and B, B for "wto 标": both forbidden
     typed = token_tags(["B-m", "M-m", "E-m", "S-q", "O"], [0, 3, 4], "BMES")

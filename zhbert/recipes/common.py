@@ -16,7 +16,7 @@ from pathlib import Path
 import torch
 
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
-from ..tags import token_tags
+from ..heads.inputs import token_tags_from_chars
 from ..tokenizer import encode, load_tokenizer
 from ..training.finetune import FinetuneConfig
 from .arguments import RecipeArguments
@@ -309,7 +309,7 @@ def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: st
     index = {l: i for i, l in enumerate(labels)}
     out = []
     for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
-        out.append({"input_ids": list(enc.ids), "tags": [index[t] for t in token_tags(r["tags"], [s for s, _ in enc.offsets], scheme)]})
+        out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]], labels, scheme)})
         if "weight" in r:  # --extra_train_weight: the row's share of the loss
             out[-1]["weight"] = r["weight"]
     return out
