@@ -9,6 +9,7 @@ import torch
 from edge_cases import EDGE_CASES
 
 from zhbert.data.peoples_daily import NER_LABELS
+from zhbert.errors import ModelLoadError
 from zhbert.fusion import REPRESENTATIONS
 from zhbert.heads import (
     HeadConfig,
@@ -338,6 +339,24 @@ def test_bilstm_head_reads_each_window_without_its_padding(tiny_encoder, tokeniz
         HeadConfig(**HEADS["sequence"], bilstm_layers=2)
     with pytest.raises(ValueError, match="bilstm_layers must be 0"):
         HeadConfig(**HEADS["token"], bilstm_layers=-1)
+
+
+def test_bilstm_hidden_sizes_the_bilstm_and_is_read_back(tiny_encoder, tokenizer, ner_examples, tmp_path):
+    """`bilstm_hidden`: a BiLSTM narrower than the encoder (what a bundled model's size budget leaves
+    room for); the folder records it, so the same BiLSTM is rebuilt and gives the same emissions."""
+    head = HeadConfig(**HEADS["token-bilstm-crf"], bilstm_hidden=8, window=64)
+    model = new_head(tiny_encoder, head).eval()
+    assert model.bilstm.lstm.hidden_size == 8 and model.classifier.in_features == 16
+    back = load_head(save_head(model, tokenizer, tmp_path / "m")).eval()
+    assert back.head.bilstm_hidden == 8 and back.bilstm.lstm.hidden_size == 8
+    batch = {k: v for k, v in TaskCollator(tokenizer, head, 64)(ner_examples[:4]).items() if k != "labels"}
+    torch.testing.assert_close(back(**batch).logits, model(**batch).logits, rtol=0, atol=0)
+    with pytest.raises(ModelLoadError, match="its head has bilstm_hidden=8, this one None"):
+        new_head(tmp_path / "m", HeadConfig(**HEADS["token-bilstm-crf"]), carry_output_layer=True)
+    with pytest.raises(ValueError, match="bilstm_hidden=8 sizes a BiLSTM; this head has none"):
+        HeadConfig(**HEADS["token-crf"], bilstm_hidden=8)
+    with pytest.raises(ValueError, match="bilstm_hidden must be 1 or more"):
+        HeadConfig(**HEADS["token-bilstm-crf"], bilstm_hidden=0)
 
 
 @pytest.mark.parametrize("crf", [False, True])

@@ -31,9 +31,12 @@ class HeadConfig:
     regression: bool = False  # pair/sequence: one real-valued output (e.g. STS-B), labels = ["score"]
     scheme: str | None = None  # token heads: BIO | BIOES | BMES | BMES-untyped
     crf: bool = False  # token heads: linear-chain CRF with constrained decoding
-    # token heads: a BiLSTM of this many layers (the encoder's hidden size each way) between the
-    # features and the tagger; 2 is the BERT paper's feature-based NER head (zhbert.heads.bilstm)
+    # token heads: a BiLSTM of this many layers between the features and the tagger; 2 is the BERT
+    # paper's feature-based NER head (zhbert.heads.bilstm)
     bilstm_layers: int = 0
+    # its hidden size each way; None: the encoder's. Smaller costs less size and time (a bundled
+    # model's BiLSTM must fit what the 100 MB budget leaves)
+    bilstm_hidden: int | None = None
     mode: str = "finetune"  # finetune | frozen (feature-based: encoder never updated)
     representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
     window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the encoder's pretraining length
@@ -104,6 +107,11 @@ class HeadConfig:
             raise ValueError("lexicon_words_sha256: a word list is added to a lexicon; this head has none")
         if self.bilstm_layers < 0:
             raise ValueError(f"bilstm_layers must be 0 (none) or more, got {self.bilstm_layers}")
+        if self.bilstm_hidden is not None:
+            if not self.bilstm_layers:
+                raise ValueError(f"bilstm_hidden={self.bilstm_hidden} sizes a BiLSTM; this head has none (bilstm_layers=0)")
+            if self.bilstm_hidden < 1:
+                raise ValueError(f"bilstm_hidden must be 1 or more (None: the encoder's hidden size), got {self.bilstm_hidden}")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
 

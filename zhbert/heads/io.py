@@ -113,7 +113,7 @@ def new_head(
 # What makes a saved output layer and CRF mean the same here: the tags, their order, how they are
 # decoded, and the features the output layer reads (another encoder width fails as an encoder mismatch).
 _OUTPUT_FIELDS = (
-    "kind", "labels", "scheme", "crf", "multi_label", "regression", "representation", "bilstm_layers",
+    "kind", "labels", "scheme", "crf", "multi_label", "regression", "representation", "bilstm_layers", "bilstm_hidden",
     "lexicon", "lexicon_dim", "lexicon_buckets", "bigram_dim", "bigram_buckets",
 )  # fmt: skip
 

@@ -111,7 +111,7 @@ class ZhBertForTask(BertPreTrainedModel):
             d += self.word_features.output_size
         self.bilstm = None
         if head.bilstm_layers:
-            self.bilstm = TokenBiLSTM(d, config.hidden_size, head.bilstm_layers, self.dropout.p)
+            self.bilstm = TokenBiLSTM(d, head.bilstm_hidden or config.hidden_size, head.bilstm_layers, self.dropout.p)
             d = self.bilstm.output_size
         self.classifier = nn.Linear(d, head.num_outputs)
         self.crf = CRF(head.labels, head.scheme) if head.crf else None

@@ -29,6 +29,9 @@ class RecipeArguments:
         default=0,
         metadata={"help": "token heads: a BiLSTM of this many layers under the tagger (2: the BERT paper's feature-based NER head)"},
     )
+    bilstm_hidden: int | None = field(
+        default=None, metadata={"help": "the BiLSTM's hidden size each way (default: the encoder's); smaller is smaller and faster"}
+    )
     carried_at_encoder_lr: bool = field(
         default=False,
         metadata={
