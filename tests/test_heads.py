@@ -3,6 +3,7 @@ save/load round-trips; bad weights and bad inputs give clear outcomes."""
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 import torch
@@ -353,6 +354,16 @@ def test_bilstm_hidden_sizes_the_bilstm_and_is_read_back(tiny_encoder, tokenizer
     torch.testing.assert_close(back(**batch).logits, model(**batch).logits, rtol=0, atol=0)
     with pytest.raises(ModelLoadError, match="its head has bilstm_hidden=8, this one None"):
         new_head(tmp_path / "m", HeadConfig(**HEADS["token-bilstm-crf"]), carry_output_layer=True)
+    # with the skip connection the tagger reads the features (encoder, 32) beside the BiLSTM's 2 x 8
+    skip = replace(head, bilstm_skip=True)
+    model = new_head(tiny_encoder, skip).eval()
+    assert model.classifier.in_features == 16 + model.config.hidden_size
+    back = load_head(save_head(model, tokenizer, tmp_path / "skip")).eval()
+    torch.testing.assert_close(back(**batch).logits, model(**batch).logits, rtol=0, atol=0)
+    with pytest.raises(ModelLoadError, match="its head has bilstm_skip=True, this one False"):
+        new_head(tmp_path / "skip", head, carry_output_layer=True)
+    with pytest.raises(ValueError, match="bilstm_skip passes the features around a BiLSTM; this head has none"):
+        HeadConfig(**HEADS["token-crf"], bilstm_skip=True)
     with pytest.raises(ValueError, match="bilstm_hidden=8 sizes a BiLSTM; this head has none"):
         HeadConfig(**HEADS["token-crf"], bilstm_hidden=8)
     with pytest.raises(ValueError, match="bilstm_hidden must be 1 or more"):

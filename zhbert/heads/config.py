@@ -37,6 +37,9 @@ class HeadConfig:
     # its hidden size each way; None: the encoder's. Smaller costs less size and time (a bundled
     # model's BiLSTM must fit what the 100 MB budget leaves)
     bilstm_hidden: int | None = None
+    # the tagger reads the features beside the BiLSTM's output (a skip connection), not its output
+    # alone: a narrow BiLSTM then adds context without squeezing the features through it
+    bilstm_skip: bool = False
     mode: str = "finetune"  # finetune | frozen (feature-based: encoder never updated)
     representation: str | None = None  # see zhbert.fusion; default cls (sequence/pair) / last (token)
     window: int | None = None  # tokens per window incl. [CLS]/[SEP]; default the encoder's pretraining length
@@ -112,6 +115,8 @@ class HeadConfig:
                 raise ValueError(f"bilstm_hidden={self.bilstm_hidden} sizes a BiLSTM; this head has none (bilstm_layers=0)")
             if self.bilstm_hidden < 1:
                 raise ValueError(f"bilstm_hidden must be 1 or more (None: the encoder's hidden size), got {self.bilstm_hidden}")
+        if self.bilstm_skip and not self.bilstm_layers:
+            raise ValueError("bilstm_skip passes the features around a BiLSTM; this head has none (bilstm_layers=0)")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
 

@@ -114,7 +114,7 @@ def new_head(
 # decoded, and the features the output layer reads (another encoder width fails as an encoder mismatch).
 _OUTPUT_FIELDS = (
     "kind", "labels", "scheme", "crf", "multi_label", "regression", "representation", "bilstm_layers", "bilstm_hidden",
-    "lexicon", "lexicon_dim", "lexicon_buckets", "bigram_dim", "bigram_buckets",
+    "bilstm_skip", "lexicon", "lexicon_dim", "lexicon_buckets", "bigram_dim", "bigram_buckets",
 )  # fmt: skip
 
 

@@ -112,7 +112,7 @@ class ZhBertForTask(BertPreTrainedModel):
         self.bilstm = None
         if head.bilstm_layers:
             self.bilstm = TokenBiLSTM(d, head.bilstm_hidden or config.hidden_size, head.bilstm_layers, self.dropout.p)
-            d = self.bilstm.output_size
+            d = self.bilstm.output_size + (d if head.bilstm_skip else 0)
         self.classifier = nn.Linear(d, head.num_outputs)
         self.crf = CRF(head.labels, head.scheme) if head.crf else None
         self.post_init()
@@ -223,7 +223,8 @@ class ZhBertForTask(BertPreTrainedModel):
             if self.word_features is not None:
                 tokens = torch.cat([tokens, self.word_features(input_ids, attention_mask).to(tokens.dtype)], dim=-1)
             if self.bilstm is not None:
-                tokens = self.bilstm(self.dropout(tokens), attention_mask)
+                context = self.bilstm(self.dropout(tokens), attention_mask)
+                tokens = torch.cat([tokens, context], dim=-1) if h.bilstm_skip else context
             logits = self.classifier(self.dropout(tokens))
             loss = self._token_loss(logits, labels, example_weights) if labels is not None else None
         else:

@@ -32,6 +32,9 @@ class RecipeArguments:
     bilstm_hidden: int | None = field(
         default=None, metadata={"help": "the BiLSTM's hidden size each way (default: the encoder's); smaller is smaller and faster"}
     )
+    bilstm_skip: bool = field(
+        default=False, metadata={"help": "the tagger reads the features beside the BiLSTM's output, not its output alone"}
+    )
     carried_at_encoder_lr: bool = field(
         default=False,
         metadata={

@@ -280,8 +280,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
 READING_OPTIONS = ("window", "stride", "window_align", "truncate")
 # What a head was trained as: fixed in its weights, so a different value at evaluation is an error.
 TRAINED_OPTIONS = (
-    "mode", "representation", "crf", "bilstm_layers", "bilstm_hidden", "window_pool", "pair_encoding",
-    "lexicon", "lexicon_dim", "bigram_dim", "bigram_buckets",
+    "mode", "representation", "crf", "bilstm_layers", "bilstm_hidden", "bilstm_skip", "window_pool",
+    "pair_encoding", "lexicon", "lexicon_dim", "bigram_dim", "bigram_buckets",
 )  # fmt: skip
 
 
@@ -381,6 +381,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         crf=args.crf,
         bilstm_layers=args.bilstm_layers,
         bilstm_hidden=args.bilstm_hidden,
+        bilstm_skip=args.bilstm_skip,
         lexicon=args.lexicon,
         lexicon_dim=args.lexicon_dim,
         bigram_dim=args.bigram_dim,
@@ -511,7 +512,8 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
     print(
         f"| {data.name} | {encoder} | {args.mode} / {args.representation or 'default'}"
         f"{f' + {args.bilstm_layers}-layer BiLSTM' if args.bilstm_layers else ''}"
-        f"{f' ({args.bilstm_hidden} each way)' if args.bilstm_hidden else ''}{' + CRF' if args.crf else ''}"
+        f"{f' ({args.bilstm_hidden} each way)' if args.bilstm_hidden else ''}{' with skip' if args.bilstm_skip else ''}"
+        f"{' + CRF' if args.crf else ''}"
         f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + {Path(args.lexicon_words).name}' if args.lexicon_words else ''}"
         f"{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''}"
         f"{' (word2vec start)' if args.static_embeddings else ''} "
