@@ -170,6 +170,15 @@ def test_carry_output_layer_continues_the_same_task_and_refuses_another(tiny_enc
     assert [p.tags for p in predict_tags(first.eval(), tokenizer, texts)] == [p.tags for p in predict_tags(second.eval(), tokenizer, texts)]
     # without the flag the same folder's output layer starts anew (intermediate-task transfer)
     assert not new_head(tmp_path / "first", same).crf.transitions.detach().any()
+    # a folder saved before a head setting existed (its config.json lacks the key) carries over as
+    # if it held the default: a stage-2 student saved before `bilstm_skip` was refused by stage 3
+    config_path = tmp_path / "first" / "config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    for name in ("bilstm_hidden", "bilstm_skip"):
+        del config["zhbert_head"][name]
+    config_path.write_text(json.dumps(config), encoding="utf-8")
+    older = new_head(tmp_path / "first", same, carry_output_layer=True).state_dict()
+    assert all(torch.equal(old[k], older[k]) for k in old)
     refused = (
         (replace(same, labels=["S", "E", "M", "B"]), r"its head has labels=\['B', 'M', 'E', 'S'\], this one \['S'"),
         (_head(bigram_dim=4, bigram_buckets=64), "its head has crf=True, this one False"),

@@ -121,11 +121,13 @@ _OUTPUT_FIELDS = (
 def _check_same_output(path: Path, saved: dict | None, head: HeadConfig) -> None:
     if saved is None:
         raise _error(path, "--carry_output_layer: not a zhbert task folder (an encoder has no output layer to carry)")
+    # read as a HeadConfig: a setting added after the folder was saved takes its default, as it does on loading
+    carried = HeadConfig.from_dict(saved)
     for name in _OUTPUT_FIELDS:
-        if saved.get(name) != getattr(head, name):
+        if getattr(carried, name) != getattr(head, name):
             raise _error(
                 path,
-                f"--carry_output_layer: its head has {name}={saved.get(name)!r}, this one {getattr(head, name)!r}; "
+                f"--carry_output_layer: its head has {name}={getattr(carried, name)!r}, this one {getattr(head, name)!r}; "
                 "the output layer carries over only to the same task (leave the flag out to start it anew)",
             )
 
