@@ -25,7 +25,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from zhbert.data.corpus_sample import SHARES, eval_keys, source_sentences
+from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
 
 
 def main() -> None:
@@ -56,20 +56,14 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     start, written, skipped = time.perf_counter(), 0, 0
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
-        for source, share in shares.items():
-            batch: list[str] = []
-            for s in [*source_sentences(source, int(share * args.chars), keys, args.min_chars, args.max_chars), None]:
-                if s is not None:
-                    batch.append(s)
-                if len(batch) == args.batch_size or (s is None and batch):
-                    for text, words in zip(batch, scored_words(teacher, batch)):
-                        if min((score for _, score in words), default=1.0) < args.min_word_score:
-                            skipped += 1
-                            continue
-                        f.write(" ".join(w for w, _ in words) + "\n")
-                        written += len(text)
-                    bar.update(sum(map(len, batch)))
-                    batch = []
+        for batch in sentence_batches(shares, args.chars, keys, args.min_chars, args.max_chars, args.batch_size):
+            for text, words in zip(batch, scored_words(teacher, batch)):
+                if min((score for _, score in words), default=1.0) < args.min_word_score:
+                    skipped += 1
+                    continue
+                f.write(" ".join(w for w, _ in words) + "\n")
+                written += len(text)
+            bar.update(sum(map(len, batch)))
     print(f"{written:,} characters segmented by {args.teacher} in {time.perf_counter() - start:.0f} s -> {out}")
     if args.min_word_score:
         print(f"{skipped:,} sentences skipped: a word scored below --min-word-score {args.min_word_score}")

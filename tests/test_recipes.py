@@ -226,12 +226,41 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
         load_splits(RecipeArguments(dataset="pku", extra_train_weight=0.5), "cws")
     with pytest.raises(ValueError, match="at most 1 .a gold sentence's weight., got 2.0"):
         load_splits(RecipeArguments(dataset="pku", extra_train=str(silver), extra_train_weight=2.0), "cws")
-    bad = subprocess.run(
-        [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "msra", "--preset", "tiny", "--extra_train", str(silver)],
-        capture_output=True,
-        text=True,
-    )
-    assert bad.returncode != 0 and "cws only" in bad.stderr
+    with pytest.raises(ValueError, match="segmented text .cws. or character-tagged text .ner., not pos"):
+        load_splits(RecipeArguments(dataset="peoples_daily", extra_train=str(silver)), "pos")
+
+
+def test_ner_extra_training_text_in_the_datasets_tags(tmp_path):
+    """Self-training for NER: a file of silver tags (here real MSRA test sentences, written as
+    corpora/silver_ner.py writes a teacher's output) joins the training split at its weight; a tag
+    the dataset does not have, or a segmented file given by mistake, is refused at its line."""
+    from zhbert.data import DataFormatError
+    from zhbert.data.tasks import load_task_data
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import load_splits
+
+    gold = load_task_data("ner", "msra").test[:3]
+    assert any(t != "O" for r in gold for t in r["tags"])
+    silver = tmp_path / "silver.tsv"
+    silver.write_text("".join("".join(f"{c}\t{t}\n" for c, t in zip(r["text"], r["tags"])) + "\n" for r in gold), encoding="utf-8")
+    plain = load_splits(RecipeArguments(dataset="msra"), "ner")
+    data = load_splits(RecipeArguments(dataset="msra", extra_train=str(silver), extra_train_weight=0.5), "ner")
+    assert len(data.train) == len(plain.train) + 3
+    assert [{k: r[k] for k in ("text", "tags", "weight")} for r in data.train[-3:]] == [{**r, "weight": 0.5} for r in gold]
+    assert {r["weight"] for r in data.train[:-3]} == {1.0}
+    assert any(n.startswith("extra train: 3 sentences") and n.endswith("each weighing 0.5 in the loss") for n in data.notes)
+
+    lines = silver.read_text(encoding="utf-8").splitlines()
+    k = next(i for i, line in enumerate(lines) if "\tB-" in line)
+    lines[k] = lines[k][0] + "\tB-GPE"  # a type MSRA does not have
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"bad.tsv:{k + 1}:.*GPE"):
+        load_splits(RecipeArguments(dataset="msra", extra_train=str(bad)), "ner")
+    segmented = tmp_path / "segmented.txt"
+    segmented.write_text("迈向 充满 希望 的 新 世纪\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match="segmented.txt:1:"):
+        load_splits(RecipeArguments(dataset="msra", extra_train=str(segmented)), "ner")
 
 
 def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():

@@ -15,7 +15,7 @@ from .paths import corpora_dir
 from .peoples_daily import overlap_key, split_text_sentences
 from .splits import iter_split_texts
 
-__all__ = ["SHARES", "eval_keys", "source_sentences", "mixed_sentences"]
+__all__ = ["SHARES", "eval_keys", "source_sentences", "mixed_sentences", "sentence_batches"]
 
 SHARES = {
     "xinwenlianbo_cctv": 0.45,
@@ -56,3 +56,19 @@ def mixed_sentences(chars: int, keys: set[str] | None = None, min_chars: int = 6
     keys = eval_keys() if keys is None else keys
     for source, share in SHARES.items():
         yield from source_sentences(source, int(share * chars), keys, min_chars, max_chars)
+
+
+def sentence_batches(
+    shares: dict[str, float], chars: int, keys: set[str], min_chars: int = 6, max_chars: int = 120, batch_size: int = 256
+) -> Iterator[list[str]]:
+    """:func:`source_sentences` of each source in ``shares`` (its share of ``chars``), in lists of
+    ``batch_size``: the calls a teacher labelling silver text makes. A batch never mixes sources."""
+    for source, share in shares.items():
+        batch: list[str] = []
+        for s in source_sentences(source, int(share * chars), keys, min_chars, max_chars):
+            batch.append(s)
+            if len(batch) == batch_size:
+                yield batch
+                batch = []
+        if batch:
+            yield batch

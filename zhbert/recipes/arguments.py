@@ -109,8 +109,10 @@ class RecipeArguments:
     extra_train: str | None = field(
         default=None,
         metadata={
-            "help": "cws: a file of words separated by spaces, one sentence per line (e.g. a teacher's silver "
-            "segmentation, corpora/silver_segmentation.py), added to the training split"
+            "help": "added to the training split: for cws a file of words separated by spaces, one sentence per line "
+            "(e.g. a teacher's silver segmentation, corpora/silver_segmentation.py); for ner a file of one character "
+            "and its tag a line, blank lines between sentences, in the dataset's scheme and types "
+            "(e.g. a teacher's silver tags, corpora/silver_ner.py)"
         },
     )
     extra_train_weight: float = field(

@@ -115,22 +115,29 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
 
 
 def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0):
-    """The training rows plus a segmented file's (cws only), and the data's notes saying so;
-    ``weight`` below 1: each extra row's loss counts that much, a training row's 1."""
-    from ..data import read_segmented
-    from ..data.tasks import cws_rows
+    """The training rows plus an extra file's, and the data's notes saying so: for ``cws`` a segmented
+    file (words separated by spaces), for ``ner`` a character-tagged one in the dataset's scheme and
+    types (``corpora/silver_ner.py`` writes one); ``weight`` below 1: each extra row's loss counts
+    that much, a training row's 1."""
+    from ..data import read_char_tagged, read_segmented
+    from ..data.tasks import char_tag_rows, cws_rows
 
-    if task != "cws":
-        raise ValueError(f"--extra_train reads segmented text (words separated by spaces): cws only, not {task}")
-    extra = read_segmented(path)
-    rows = cws_rows(extra["text"], extra["words"])
+    if task == "cws":
+        extra = read_segmented(path)
+        rows = cws_rows(extra["text"], extra["words"])
+    elif task == "ner":  # the file's tags must be the dataset's own: another type or scheme is an error at its line
+        types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
+        rows = char_tag_rows(read_char_tagged(path, scheme=data.scheme, types=types))
+    else:
+        raise ValueError(f"--extra_train reads segmented text (cws) or character-tagged text (ner), not {task}")
     note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
     if weight != 1.0:
         if not 0.0 < weight <= 1.0:
             raise ValueError(f"--extra_train_weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
         train, rows = [{**r, "weight": 1.0} for r in train], [{**r, "weight": weight} for r in rows]
         note += f", each weighing {weight:g} in the loss"
-    return train + rows, replace(data, notes=[*data.notes, note], train_words=data.train_words | {w for r in rows for w in r["words"]})
+    words = data.train_words | {w for r in rows for w in r["words"]} if data.train_words is not None else None
+    return train + rows, replace(data, notes=[*data.notes, note], train_words=words)
 
 
 def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, evaluate=None):

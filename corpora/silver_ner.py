@@ -1,0 +1,91 @@
+"""Silver NER tags for self-training: raw text cut into sentences and tagged by a teacher model
+(the bundled ``ner`` by default, or any token-head folder such as a larger model that does not
+fit the bundle), written one character and its tag a line, tab-separated, a blank line between
+sentences: the format ``zhbert.data.read_char_tagged`` reads and ``zhbert train ner
+--extra_train`` takes. Nothing is copied into the repo.
+
+Sources: ``../shared/corpora`` news transcripts by default (MSRA is news); ``--source`` picks
+others. As in ``corpora/silver_segmentation.py``, a sentence that also occurs in any dataset's
+dev/test split is skipped, so a model trained on this file is never scored on text its teacher
+tagged. A sentence holding whitespace is skipped too (one character a line cannot write it) and
+counted in the summary.
+
+    python corpora/silver_ner.py --output runs/silver/ner.tsv --chars 2000000
+    # a stronger teacher that is too large to bundle, for a student of the bundle's size
+    python corpora/silver_ner.py --teacher runs/ner-bilstm/model --output runs/silver/ner.tsv
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--teacher", default="ner", help="bundled tagger name or a model folder (a token head with typed spans)")
+    ap.add_argument("--output", required=True)
+    ap.add_argument("--chars", type=int, default=2_000_000)
+    ap.add_argument("--min-chars", type=int, default=6)
+    ap.add_argument("--max-chars", type=int, default=120)
+    ap.add_argument("--batch-size", type=int, default=256, help="sentences per teacher call")
+    ap.add_argument(
+        "--min-span-score",
+        type=float,
+        default=0.0,
+        help="skip a sentence whose least sure entity (the mean probability of its tags) scores below this (0: keep all)",
+    )
+    ap.add_argument(
+        "--source", action="append", choices=list(SHARES), help="corpus sources (repeatable), sharing --chars equally"
+    )
+    args = ap.parse_args()
+    shares = {s: 1 / len(args.source) for s in args.source} if args.source else {"xinwenlianbo_cctv": 1.0}
+
+    import zhbert
+
+    teacher = zhbert.load(args.teacher)
+    if teacher.model.head.kind != "token" or teacher.head.scheme.endswith("untyped"):
+        raise SystemExit(f"--teacher {args.teacher}: a tagger of typed spans (ner) is needed, not a {teacher.head.scheme} head")
+    out = Path(args.output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    start, written, sentences, spans, unsure, spaced = time.perf_counter(), 0, 0, 0, 0, 0
+    with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
+        for batch in sentence_batches(shares, args.chars, eval_keys(), args.min_chars, args.max_chars, args.batch_size):
+            for text, tags in zip(batch, silver_tags(teacher, batch, args.min_span_score)):
+                if any(c.isspace() for c in text):
+                    spaced += 1
+                elif tags is None:
+                    unsure += 1
+                else:
+                    f.write("".join(f"{c}\t{t}\n" for c, t in zip(text, tags)) + "\n")
+                    written, sentences = written + len(text), sentences + 1
+                    spans += sum(t.startswith(("B-", "S-")) for t in tags)
+            bar.update(sum(map(len, batch)))
+    print(f"{sentences:,} sentences ({written:,} characters, {spans:,} entities) tagged by {args.teacher} "
+          f"in {time.perf_counter() - start:.0f} s -> {out}")
+    print(f"skipped: {spaced:,} sentences holding whitespace, {unsure:,} with an entity under --min-span-score {args.min_span_score}")
+
+
+def silver_tags(teacher, texts: list[str], min_span_score: float = 0.0) -> list[list[str] | None]:
+    """Each text's per-character tags in the teacher's scheme, as its ``Tagger`` finds the spans;
+    None where an entity's score (the mean probability of its tags) is under ``min_span_score``."""
+    from zhbert.heads import char_spans, predict_tags
+    from zhbert.tags import spans_to_tags
+
+    scheme = teacher.head.scheme
+    preds = predict_tags(teacher.model, teacher.tokenizer, texts, batch_size=64, forced=teacher.forced)
+    out: list[list[str] | None] = []
+    for text, pred in zip(texts, preds):
+        found = [s for s in char_spans(pred, scheme, with_scores=True) if s[0] is not None]
+        sure = all(score >= min_span_score for *_, score in found)
+        out.append(spans_to_tags(len(text), [s[:3] for s in found], scheme) if sure else None)
+    return out
+
+
+if __name__ == "__main__":
+    main()
