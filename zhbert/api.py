@@ -147,6 +147,7 @@ class _HeadPredictor:
         self.units = None  # web units (zhbert.web_units.WebUnits) a token head decodes around
         self._forced_dictionary = None  # the user dictionary whose words are forced (token heads)
         self.forced = None  # what decoding enforces: the forced words and, for segmentation, the units
+        self.criterion = None  # the annotation standard to tag by (a head trained with criteria); None: its first
 
     def _check_token_head(self, what: str = "a user dictionary") -> None:
         if self.head.kind != "token":
@@ -174,6 +175,21 @@ class _HeadPredictor:
         other._forced_dictionary = read_dictionary(user_dict)
         other._refresh_forced()
         return other
+
+    def _tags(self, texts, batch_size):
+        """A token head's tags of ``texts`` under this predictor's forced words and criterion."""
+        return predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced, criterion=self.criterion)
+
+    def use_criterion(self, criterion: str | None) -> None:
+        """Tag by ``criterion``, one of the standards the head was trained on (``head.criteria``, e.g.
+        ``"pku"`` or ``"weibo"`` for a segmenter trained with ``--criteria pku,weibo``); ``None``: the first."""
+        self._check_token_head("criterion")
+        if criterion is not None and not self.head.criteria:
+            raise ValueError(f"criterion {criterion!r}: {self.path} was trained on one annotation standard (no --criteria)")
+        if criterion is not None and criterion not in self.head.criteria:
+            known = ", ".join(self.head.criteria)
+            raise ValueError(f"criterion {criterion!r} is not one of the standards {self.path} was trained on: {known}")
+        self.criterion = criterion
 
     def use_web_units(self, kinds=True) -> None:
         """Decode around web units (URLs, @mentions, #topics#, emoji, ...; ``zhbert/web_units.py``):
@@ -248,7 +264,7 @@ class Segmenter(_HeadPredictor):
     predict = __call__
 
     def _predict(self, texts, batch_size, person_names="split"):
-        words = self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced))
+        words = self._from_raw(texts, self._tags(texts, batch_size))
         if person_names == "whole":
             if self.name_finder is None:
                 self.name_finder = load("ner")
@@ -299,7 +315,7 @@ class EntityRecognizer(_HeadPredictor):
     """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
 
     def _predict(self, texts, batch_size):
-        return self._from_raw(texts, predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced))
+        return self._from_raw(texts, self._tags(texts, batch_size))
 
     def _from_raw(self, texts, preds):
         from .web_units import snap_entities
@@ -576,7 +592,13 @@ def _fill_mask_class():
 
 
 def load(
-    name_or_path: str, device: str | None = None, backend: str = "torch", user_dict=None, dict_mode: str = "force", web_units=True
+    name_or_path: str,
+    device: str | None = None,
+    backend: str = "torch",
+    user_dict=None,
+    dict_mode: str = "force",
+    web_units=True,
+    criterion: str | None = None,
 ):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
     ``"tagging"``, ``"matching"``) or any local ``save_pretrained`` folder.
@@ -592,6 +614,10 @@ def load(
     ``zhbert.web_units.KINDS`` (which adds ``"number"`` and ``"latin"``); ignored by other heads
     when left at ``True``. ``zhbert/web_units.py`` has the rules.
 
+    ``criterion`` (a segmentation or NER model trained on several annotation standards with
+    ``--criteria``, e.g. ``"pku"`` or ``"weibo"``): the standard to tag by; ``None``: the first
+    it was trained with. ``zhbert/heads/criteria.py`` has the details.
+
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/LOG.md, "Inference against
     the CPU's limit"); answers can differ from the fp32 model's where it was unsure."""
@@ -604,6 +630,10 @@ def load(
         predictor.use_web_units(web_units)
     elif web_units not in (True, False, None):
         raise ValueError(f"web_units applies to segmentation and NER models, not to {name_or_path!r} ({type(predictor).__name__})")
+    if criterion is not None:
+        if not isinstance(predictor, _HeadPredictor):
+            raise ValueError(f"criterion applies to segmentation and NER models, not to {type(predictor).__name__}")
+        predictor.use_criterion(criterion)
     if user_dict is not None:
         if not isinstance(predictor, _HeadPredictor):
             raise ValueError(f"a user dictionary applies to segmentation and NER models, not to {type(predictor).__name__}")

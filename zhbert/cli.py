@@ -318,6 +318,9 @@ def predict(
         help="segmentation and NER: 'default' (URLs, e-mail, @mentions, #topics#, emoji each one unit), 'none', "
         "or kinds joined by commas (url,email,mention,topic,emoji,number,latin)",
     ),
+    criterion: Optional[str] = typer.Option(
+        None, help="segmentation and NER models trained on several standards (--criteria): the one to tag by (default: their first)"
+    ),
 ) -> None:
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
@@ -330,7 +333,7 @@ def predict(
     try:
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
-        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units)
+        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion)
         rows = _read_inputs(file, pairs=isinstance(pred, Matcher))
         chunk = list(itertools.islice(rows, batch_size))  # the first batch: a bad file fails before any output
     except (ZhbertError, OSError, ValueError) as e:

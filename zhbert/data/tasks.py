@@ -184,11 +184,13 @@ def dataset(task: str, name: str):
 
 
 # --- word segmentation ---------------------------------------------------------------------
-def cws_rows(texts, words) -> list[dict]:
-    """Segmentation rows: text, words and one BMES tag per character."""
+def cws_rows(texts, words, criterion: str | None = None) -> list[dict]:
+    """Segmentation rows: text, words and one BMES tag per character; ``criterion``: the
+    segmentation standard the words follow (``pku``, ``weibo``), for a head trained on several."""
     from .segmented import words_to_bmes
 
-    return [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
+    rows = [{"text": t, "words": w, "tags": words_to_bmes(w)} for t, w in zip(texts, words)]
+    return [{**r, "criterion": criterion} for r in rows] if criterion else rows
 
 
 def _cws_news():
@@ -197,16 +199,16 @@ def _cws_news():
 
     gold = read_split("sighan2005_icwb2/pku_test", "eval")
     pd, removed = remove_overlap(read_peoples_daily(), gold["text"])
-    train, dev = _hold_out(cws_rows(pd["text"], pd["words"]), 0.05)
-    return train, dev, cws_rows(gold["text"], gold["words"]), removed
+    train, dev = _hold_out(cws_rows(pd["text"], pd["words"], "pku"), 0.05)
+    return train, dev, cws_rows(gold["text"], gold["words"], "pku"), removed
 
 
 def _cws_weibo():
     """NLPCC-2016 train (10% held out); its dev file as the test (the test file has no gold)."""
     tr = read_split("nlpcc2016_weibo_cws/train", "train")
     dv = read_split("nlpcc2016_weibo_cws/dev", "eval")
-    train, held = _hold_out(cws_rows(tr["text"], tr["words"]), 0.1)
-    return train, held, cws_rows(dv["text"], dv["words"])
+    train, held = _hold_out(cws_rows(tr["text"], tr["words"], "weibo"), 0.1)
+    return train, held, cws_rows(dv["text"], dv["words"], "weibo")
 
 
 def _cws_data(name, train, dev, test, notes, eval_split="test", extra=()) -> TaskData:

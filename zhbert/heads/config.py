@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 
 from ..fusion import check_representation
+from .criteria import check_criteria
 
 __all__ = ["HeadConfig", "HEAD_KINDS", "MODES", "PAIR_ENCODINGS", "WINDOW_POOLS", "WINDOW_ALIGNS"]
 
@@ -68,6 +69,9 @@ class HeadConfig:
     lexicon_words_sha256: str | None = None
     bigram_dim: int = 0  # 0: no bigram features; else (t-1, t) and (t, t+1) embeddings of this size
     bigram_buckets: int = 65536
+    # token heads: the annotation standards this head was trained on, one segment id each (criterion i
+    # reads as token_type_ids == i; zhbert.heads.criteria); the first is the default. Empty: one standard
+    criteria: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         if self.kind not in HEAD_KINDS:
@@ -117,6 +121,12 @@ class HeadConfig:
                 raise ValueError(f"bilstm_hidden must be 1 or more (None: the encoder's hidden size), got {self.bilstm_hidden}")
         if self.bilstm_skip and not self.bilstm_layers:
             raise ValueError("bilstm_skip passes the features around a BiLSTM; this head has none (bilstm_layers=0)")
+        if self.criteria:
+            if self.kind != "token":
+                raise ValueError(f"criteria (annotation standards) apply to token heads only, not a {self.kind} head")
+            check_criteria(self.criteria)
+            if self.mode == "frozen":
+                raise ValueError("criteria are learnt in the encoder's segment embeddings, which a frozen encoder never updates")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
 

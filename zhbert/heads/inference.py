@@ -19,6 +19,7 @@ from ..tags import lenient_spans
 from ..text import unit_columns
 from ..tokenizer import Encoding, encode
 from ..windows import owner_groups
+from .criteria import criterion_ids
 from .inputs import TaskCollator, window_size
 from .model import ZhBertForTask
 
@@ -43,22 +44,30 @@ def _on_model_device(model: ZhBertForTask, batch: dict) -> dict:
 
 
 @torch.no_grad()
-def predict_tags(model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16, forced=None) -> list[TokenTags]:
+def predict_tags(
+    model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16, forced=None, criterion: str | list | None = None
+) -> list[TokenTags]:
     """Each text's tokens and their decoded tags; ``forced`` (a :class:`~zhbert.heads.user_dict.ForcedWords`)
-    keeps its words whole in decoding."""
+    keeps its words whole in decoding; ``criterion``: the annotation standard to tag by (a head trained with
+    ``criteria``), one name for every text or one per text; ``None`` the head's first."""
     if model.head.kind != "token":
         raise ValueError(f"predict_tags needs a token head, this model is a {model.head.kind} head")
     model.eval()
     coll = _collator(model, tokenizer)
-    encs = encode(tokenizer, list(texts))
+    texts = list(texts)
+    names = criterion if isinstance(criterion, (list, tuple)) else [criterion] * len(texts)
+    if len(names) != len(texts):
+        raise ValueError(f"{len(names)} criteria for {len(texts)} texts")
+    types = criterion_ids(model.head.criteria, list(names))
+    encs = encode(tokenizer, texts)
     spans = [coll.text_spans(e) for e in encs]
     rows = window_rows(spans, keep_empty=False)
     constraints = [forced.token_constraints(e.text, e.offsets) for e in encs] if forced is not None else None
     preds: dict[tuple[int, int], list[int]] = {}
     probs: dict[tuple[int, int], list[float]] = {}
     for chunk in row_batches(rows, batch_size):
-        batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b]} for i, a, b in chunk]))
-        logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
+        batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b], "criterion": types[i]} for i, a, b in chunk]))
+        logits = model(**{k: v for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}).logits
         decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs, constraints)
     return assemble_tags(spans, encs, preds, probs, model.head.labels)
 

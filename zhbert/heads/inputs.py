@@ -4,7 +4,8 @@ Examples carry token ids *without* special tokens (``input_ids``, and
 ``input_ids_b`` for pairs), optionally where their sentences start (``breaks``,
 ``breaks_b``: windows then align to sentences), plus a label: ``label`` (class id, float score or a
 multi-hot list) for sequence/pair heads, ``tags`` (one tag id per token) for
-token heads. :class:`TaskCollator` turns a list of them into a batch for
+token heads, and for a token head trained on several standards a ``criterion`` (segment id,
+``zhbert.heads.criteria``). :class:`TaskCollator` turns a list of them into a batch for
 :class:`~zhbert.heads.model.ZhBertForTask`; training and inference use the same
 code, so a window at prediction time looks exactly like one seen in training.
 """
@@ -128,7 +129,7 @@ class TaskCollator:
         return pair_batch(pairs, self.cls, self.sep, self.pad, self.max_length, self.head.truncate)
 
     def _tokens(self, examples: list[dict]) -> dict:
-        bodies, labels, weights, soft = [], [], [], []
+        bodies, labels, weights, soft, types = [], [], [], [], []
         n_labels = len(self.head.labels)
         for e in examples:
             tags = e.get("tags")
@@ -138,11 +139,14 @@ class TaskCollator:
             for a, b in self.spans(len(e["input_ids"])) if tags is None else self.training_spans(tags):
                 bodies.append(list(e["input_ids"][a:b]))
                 weights.append(e.get("weight", 1.0))
+                types.append(e.get("criterion", 0))
                 if tags is not None:
                     labels.append([-100] + list(tags[a:b]) + [-100])
                 if teacher is not None:
                     soft.append(teacher[a:b])
         batch = window_batch(bodies, self.cls, self.sep, self.pad)
+        if self.head.criteria:  # each row's annotation standard as its segment id, at every position (criteria.py)
+            batch["token_type_ids"] = torch.tensor(types, dtype=torch.long)[:, None].expand_as(batch["input_ids"]).contiguous()
         if labels:
             batch["labels"] = _pad(labels, -100)
             if any(w != 1.0 for w in weights):  # each window row's share of the loss (its example's weight)

@@ -16,6 +16,7 @@ from ..encoder_info import record_encoder, trained_length
 from ..errors import ModelLoadError
 from ..tokenizer import normalizer_name, save_tokenizer
 from .config import HeadConfig
+from .criteria import add_criteria
 from .model import ZhBertForTask, stock_architecture
 
 __all__ = ["save_head", "load_head", "new_head", "attach_lexicon"]
@@ -82,6 +83,8 @@ def new_head(
         raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
     if from_task and not carry_output_layer:
         _restart_output_layers(model)
+    if head.criteria:  # a segment id per annotation standard (criteria.py)
+        add_criteria(model, head.criteria, (saved_head or {}).get("criteria", []))
     # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
     # BiLSTM; the output layer and CRF only with carry_output_layer): `--carried_at_encoder_lr` trains these
     # at the encoder's rate, as the pretrained layers they are; static embeddings must not

@@ -35,6 +35,14 @@ class RecipeArguments:
     bilstm_skip: bool = field(
         default=False, metadata={"help": "the tagger reads the features beside the BiLSTM's output, not its output alone"}
     )
+    criteria: str | None = field(
+        default=None,
+        metadata={
+            "help": "token heads on a dataset that mixes annotation standards (cws news+weibo: pku,weibo): the standards, "
+            "comma-separated, the first the default; each sentence is read under its own as a segment id, and prediction "
+            "chooses one (zhbert.load(..., criterion=...)); zhbert/heads/criteria.py"
+        },
+    )
     carried_at_encoder_lr: bool = field(
         default=False,
         metadata={
@@ -121,6 +129,10 @@ class RecipeArguments:
             "help": "with --extra_train: how much each extra sentence's loss counts, a gold sentence's counting 1 "
             "(below 1: a teacher's silver labels trusted less than gold)"
         },
+    )
+    extra_train_criterion: str | None = field(
+        default=None,
+        metadata={"help": "with --extra_train and --criteria: the annotation standard of the extra sentences (one of --criteria)"},
     )
     layer_lr_decay: float = field(
         default=1.0,

@@ -65,9 +65,10 @@ def load_splits(args: RecipeArguments, task: str):
     if args.mention_replacement:
         train, data = _with_mention_replacement(args, task, train, data)
     if args.extra_train:
-        train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight)
-    elif args.extra_train_weight != 1.0:
-        raise ValueError("--extra_train_weight weighs the sentences of --extra_train: give the file")
+        train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight, args.extra_train_criterion)
+    elif args.extra_train_weight != 1.0 or args.extra_train_criterion:
+        flag = "--extra_train_weight weighs" if args.extra_train_weight != 1.0 else "--extra_train_criterion names the standard of"
+        raise ValueError(f"{flag} the sentences of --extra_train: give the file")
     n = args.max_eval_samples
     return replace(
         data,
@@ -114,11 +115,11 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
     return train + copies, replace(data, notes=[*data.notes, note])
 
 
-def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0):
+def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0, criterion: str | None = None):
     """The training rows plus an extra file's, and the data's notes saying so: for ``cws`` a segmented
     file (words separated by spaces), for ``ner`` a character-tagged one in the dataset's scheme and
     types (``corpora/silver_ner.py`` writes one); ``weight`` below 1: each extra row's loss counts
-    that much, a training row's 1."""
+    that much, a training row's 1; ``criterion``: the annotation standard the file follows."""
     from ..data import read_char_tagged, read_segmented
     from ..data.tasks import char_tag_rows, cws_rows
 
@@ -131,6 +132,9 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
     else:
         raise ValueError(f"--extra_train reads segmented text (cws) or character-tagged text (ner), not {task}")
     note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
+    if criterion:
+        rows = [{**r, "criterion": criterion} for r in rows]
+        note += f", standard {criterion}"
     if weight != 1.0:
         if not 0.0 < weight <= 1.0:
             raise ValueError(f"--extra_train_weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
@@ -259,6 +263,8 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
             raise ValueError(
                 f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
             )
+        if args.criteria:
+            raise ValueError(f"--criteria is a training option: {args.evaluate_only} reads the criteria it was trained with from its head")
         model = load_head(args.evaluate_only)
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
@@ -311,14 +317,28 @@ def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> Hea
     return replace(saved, **asked)
 
 
-def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: str) -> list[dict]:
-    """Token examples of character-tagged rows: each token tagged by the span its first character lies in."""
+def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: str, criteria: list[str] = ()) -> list[dict]:
+    """Token examples of character-tagged rows: each token tagged by the span its first character lies in;
+    with ``criteria`` (a head trained on several standards) each also carries its row's standard as a
+    segment id, and a row that names none is an error: it would silently train the default standard."""
     index = {l: i for i, l in enumerate(labels)}
+    if criteria:
+        from ..heads.criteria import criterion_ids
+
+        missing = next((k for k, r in enumerate(rows) if not r.get("criterion")), None)
+        if missing is not None:
+            raise ValueError(
+                f"training sentence {missing} ({rows[missing]['text'][:20]!r}) names no annotation standard: --criteria needs a "
+                "dataset that gives each sentence one (cws news+weibo), and --extra_train needs --extra_train_criterion"
+            )
+        types = criterion_ids(list(criteria), [r["criterion"] for r in rows], where="training sentence")
     out = []
-    for r, enc in zip(rows, encode(tokenizer, [r["text"] for r in rows])):
+    for k, (r, enc) in enumerate(zip(rows, encode(tokenizer, [r["text"] for r in rows]))):
         out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]], labels, scheme)})
         if "weight" in r:  # --extra_train_weight: the row's share of the loss
             out[-1]["weight"] = r["weight"]
+        if criteria:
+            out[-1]["criterion"] = types[k]
     return out
 
 
@@ -378,6 +398,8 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
                 f"--document_context trains on windows packed with whole sentences and reads long texts the same way: "
                 f"--window_align {args.window_align} contradicts it"
             )
+        if args.criteria:
+            raise ValueError("--document_context packs consecutive sentences into one window; --criteria reads each under its own standard")
         args = replace(args, window_align="packed")
     return HeadConfig(
         kind=kind,
@@ -401,6 +423,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
         window_pool=args.window_pool,
         truncate=args.truncate,
         pair_encoding=args.pair_encoding,
+        criteria=[c.strip() for c in args.criteria.split(",")] if args.criteria else [],
         **extra,
     )
 
@@ -417,7 +440,7 @@ def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
         data = replace(data, notes=[*data.notes, note])
 
     def examples():
-        sentences = char_tag_examples(tokenizer, data.train, data.labels, data.scheme)
+        sentences = char_tag_examples(tokenizer, data.train, data.labels, data.scheme, model.head.criteria)
         return document_examples(sentences, body) if body else sentences
 
     data = fit(args, data, model, tokenizer, examples, evaluate)
@@ -458,10 +481,15 @@ def predict_test_spans(
     packed into one window (joined by line breaks), each sentence's spans cut back out."""
     from ..heads import char_spans, predict_tags
 
-    texts = [r["text"] for r in (data.test if rows is None else rows)]
+    rows = data.test if rows is None else rows
+    texts = [r["text"] for r in rows]
+    # each row under its own standard, on a head trained with several (the model's default where a row names none)
+    criterion = [r.get("criterion") for r in rows] if model.head.criteria else None
     if not documents:
-        preds = predict_tags(model, tokenizer, texts, batch_size=64)
+        preds = predict_tags(model, tokenizer, texts, batch_size=64, criterion=criterion)
         return texts, [char_spans(p, data.scheme) for p in preds]
+    if criterion is not None:
+        raise ValueError("--document_context packs consecutive sentences into one window: a head with criteria reads each under its own")
     body = window_size(model.head, model.config) - 2
     groups = consecutive_groups([len(e) for e in encode(tokenizer, texts)], body)
     joined = predict_tags(model, tokenizer, ["\n".join(texts[i] for i in g) for g in groups], batch_size=64)
@@ -523,7 +551,7 @@ def result_record(args: RecipeArguments, task: str, data, metrics: dict, headlin
         f"{' + CRF' if args.crf else ''}"
         f"{f' + lexicon {args.lexicon}' if args.lexicon else ''}{f' + {Path(args.lexicon_words).name}' if args.lexicon_words else ''}"
         f"{f' + bigrams {args.bigram_dim}' if args.bigram_dim else ''}"
-        f"{' (word2vec start)' if args.static_embeddings else ''} "
+        f"{' (word2vec start)' if args.static_embeddings else ''}{f' + criteria {args.criteria}' if args.criteria else ''} "
         f"| {data.eval_split} | {headline} = {100 * value:.2f} |"
     )
     return record

@@ -40,6 +40,11 @@ def check_teacher(teacher: ZhBertForTask, teacher_tokenizer, student: ZhBertForT
         raise ValueError(f"{where}: a {teacher.head.kind} head cannot teach tags: distillation needs a token head")
     if list(teacher.head.labels) != list(student.head.labels):
         raise ValueError(f"{where}: the teacher's tags {list(teacher.head.labels)} are not the student's {list(student.head.labels)}")
+    if teacher.head.criteria and list(teacher.head.criteria) != list(student.head.criteria):
+        raise ValueError(
+            f"{where}: the teacher tags by the criteria {', '.join(teacher.head.criteria)}; the student must be trained "
+            "with the same --criteria, so each sentence is taught under its own standard"
+        )
     if teacher_tokenizer.get_vocab() != tokenizer.get_vocab():
         raise ValueError(f"{where}: the teacher's vocabulary differs from the student's encoder's (it must read the same token ids)")
 
@@ -64,6 +69,9 @@ def with_teacher_logits(
     for start in tqdm(range(0, len(rows), batch_size), desc="teacher", unit="batch", mininterval=30):
         chunk = rows[start : start + batch_size]
         batch = window_batch([examples[k]["input_ids"][a:b] for k, a, b in chunk], collator.cls, collator.sep, collator.pad)
+        if teacher.head.criteria:  # each sentence under its own standard (check_teacher: the student's criteria)
+            types = torch.tensor([examples[k].get("criterion", 0) for k, _, _ in chunk])
+            batch["token_type_ids"] = types[:, None].expand_as(batch["input_ids"]).contiguous()
         out = teacher(**{name: t.to(teacher.device) for name, t in batch.items()}).logits.float()
         if teacher.crf is not None:
             mask = torch.arange(out.size(1) - 1)[None, :] < torch.tensor([b - a for _, a, b in chunk])[:, None]

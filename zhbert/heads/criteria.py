@@ -1,0 +1,74 @@
+"""Annotation criteria: one token head for several standards, told apart by BERT's segment ids.
+
+Segmentation standards disagree (PKU joins less than the NLPCC Weibo guidelines: ``副 / 总理``
+against ``副总理``), so one segmenter trained on both learns a compromise that serves neither
+(bench/LOG.md: every PKU + Weibo model measured lay on one trade-off line). Multi-criteria
+segmentation (Chen et al., ACL 2017; He et al., AAAI 2019; Qiu et al. 2019) gives the model
+the standard as an input instead, and shares everything else.
+
+Here the input is BERT's token-type (segment) embedding, added at every position: criterion i
+of ``HeadConfig.criteria`` reads as ``token_type_ids == i``. Nothing else changes, so a saved
+model stays a stock ``BertModel`` underneath, and plain transformers (``token_type_ids`` of 0
+by default) reads text under the first criterion. A model not trained with criteria starts each
+new criterion's row from row 0, the one it was trained with: training begins from the model's
+own answers and each criterion's row moves only with its own sentences.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+__all__ = ["check_criteria", "criterion_ids", "add_criteria"]
+
+
+def check_criteria(criteria: list[str]) -> None:
+    """Criterion names: non-empty, no whitespace or comma, none twice."""
+    for name in criteria:
+        if not isinstance(name, str) or not name or any(c.isspace() or c == "," for c in name):
+            raise ValueError(f"a criterion name is a non-empty word without spaces or commas, got {name!r}")
+    if len(set(criteria)) != len(criteria):
+        raise ValueError(f"criteria repeat: {list(criteria)}")
+
+
+def criterion_ids(criteria: list[str], names: list[str | None], where: str = "text") -> list[int]:
+    """The segment id of each name (``None``: the first criterion, the model's default); an
+    unknown name is an error naming its position (``where`` says what the positions count)."""
+    if not criteria:
+        given = sorted({n for n in names if n is not None})
+        if given:
+            raise ValueError(f"criterion {given[0]!r}: this model was trained on one standard (no --criteria), it has none to choose")
+        return [0] * len(names)
+    index = {name: i for i, name in enumerate(criteria)}
+    out = []
+    for k, name in enumerate(names):
+        if name is None:
+            out.append(0)
+        elif name in index:
+            out.append(index[name])
+        else:
+            raise ValueError(f"{where} {k}: criterion {name!r} is not one of this model's: {', '.join(criteria)}")
+    return out
+
+
+def add_criteria(model, criteria: list[str], trained: list[str]) -> None:
+    """Make room for ``criteria`` in ``model``'s token-type table, in place. ``trained``: the criteria
+    the loaded weights were trained with (none for an encoder or a one-standard head); they must
+    begin ``criteria`` and keep their rows. Every other row from the first on is a copy of row 0."""
+    check_criteria(criteria)
+    if trained and list(criteria[: len(trained)]) != list(trained):
+        raise ValueError(
+            f"the encoder was trained with criteria {', '.join(trained)}; --criteria must list them first, "
+            f"in that order (got {', '.join(criteria)})"
+        )
+    table = model.bert.embeddings.token_type_embeddings
+    old = table.weight.data
+    n = max(len(criteria), old.size(0))
+    weight = torch.empty(n, old.size(1), dtype=old.dtype, device=old.device)
+    weight[: old.size(0)] = old
+    first_new = max(len(trained), 1)
+    weight[first_new : len(criteria)] = old[0]
+    if n != old.size(0):
+        model.bert.embeddings.token_type_embeddings = nn.Embedding(n, old.size(1), device=old.device, dtype=old.dtype)
+        model.config.type_vocab_size = n
+    model.bert.embeddings.token_type_embeddings.weight.data.copy_(weight)
