@@ -1,6 +1,7 @@
 """Traditional Chinese: the SIGHAN-2005 CityU and AS test sets, zhbert beside pkuseg, THULAC and jieba.
 
     python bench/traditional.py            # prints the table for RESULTS.md (about 10 minutes on 2 cores)
+    python bench/traditional.py --zhbert runs/cws-mc/model --criterion weibo   # a folder, by one of its standards
 
 Every system segments the raw traditional text of each test file (the gold words joined)
 and is scored by the same SIGHAN-style word P/R/F1 (``zhbert.metrics.word_prf``). Rows:
@@ -89,7 +90,8 @@ def _zhbert(model: str, **kw):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--zhbert", nargs="*", default=["cws", "cws-fast"], help="bundled segmenters to include")
+    ap.add_argument("--zhbert", nargs="*", default=["cws", "cws-fast"], help="bundled segmenters or model folders to include")
+    ap.add_argument("--criterion", help="the standard to segment by, for segmenters trained on several (--criteria)")
     args = ap.parse_args()
 
     from peers import _segmenter, _spell, peer_ready  # bench/, beside this file
@@ -114,7 +116,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.zhbert:
-            score(f"zhbert `{name}`", _zhbert(name))
+            by = {"criterion": args.criterion} if args.criterion else {}
+            score(f"zhbert `{name}`" + (f", criterion `{args.criterion}`" if by else ""), _zhbert(name, **by))
         if "cws" in args.zhbert:
             score("zhbert `cws`, previous normaliser (traditional read as is)", _zhbert(str(_zhbert_1_copy("cws", Path(tmp)))))
             from zhbert.data.paths import shared_dir
