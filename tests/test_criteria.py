@@ -51,6 +51,9 @@ def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row
     folder = tmp_path / "model"
     save_head(model, tokenizer, folder)
     assert json.loads((folder / "config.json").read_text())["zhbert_head"]["criteria"] == ["pku", "weibo", "ctb"]
+    from zhbert.model_info import describe
+
+    assert describe(str(folder))["criteria"] == ["pku", "weibo", "ctb"]  # what `zhbert info` shows
     again = load_head(folder).eval()
     assert again.head.criteria == ["pku", "weibo", "ctb"] and torch.equal(_type_table(again), _type_table(model))
 

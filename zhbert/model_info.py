@@ -43,6 +43,8 @@ def describe(name_or_path: str) -> dict:
         word_features.append(f"lexicon {head['lexicon']}{added}")
     if head.get("bigram_dim"):
         word_features.append(f"bigrams {head['bigram_dim']}")
+    # annotation standards a head was trained on (--criteria); the first is what criterion=None reads by
+    criteria = {"criteria": list(head["criteria"])} if head.get("criteria") else {}
     soup = {}
     if (path / SOUP_MANIFEST).is_file():  # `zhbert soup`: the mean of these runs' weights
         soup = {"soup_of": [i["folder"] for i in json.loads((path / SOUP_MANIFEST).read_text(encoding="utf-8"))["ingredients"]]}
@@ -59,6 +61,7 @@ def describe(name_or_path: str) -> dict:
         "vocab_size": config.vocab_size,
         "max_position_embeddings": config.max_position_embeddings,
         "parameters": count_parameters(model),
+        **criteria,
         **soup,
     }
 
