@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-__all__ = ["check_criteria", "criterion_ids", "add_criteria"]
+__all__ = ["check_criteria", "criterion_ids", "segment_ids", "add_criteria"]
 
 
 def check_criteria(criteria: list[str]) -> None:
@@ -49,6 +49,11 @@ def criterion_ids(criteria: list[str], names: list[str | None], where: str = "te
         else:
             raise ValueError(f"{where} {k}: criterion {name!r} is not one of this model's: {', '.join(criteria)}")
     return out
+
+
+def segment_ids(types: list[int], input_ids: torch.Tensor) -> torch.Tensor:
+    """``token_type_ids`` for a batch of window rows: row r's criterion ``types[r]`` at every position."""
+    return torch.tensor(types, dtype=torch.long, device=input_ids.device)[:, None].expand_as(input_ids).contiguous()
 
 
 def add_criteria(model, criteria: list[str], trained: list[str]) -> None:

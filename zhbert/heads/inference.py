@@ -67,7 +67,7 @@ def predict_tags(
     probs: dict[tuple[int, int], list[float]] = {}
     for chunk in row_batches(rows, batch_size):
         batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b], "criterion": types[i]} for i, a, b in chunk]))
-        logits = model(**{k: v for k, v in batch.items() if k in ("input_ids", "attention_mask", "token_type_ids")}).logits
+        logits = model(**batch).logits  # input ids, attention mask and, with criteria, segment ids
         decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs, constraints)
     return assemble_tags(spans, encs, preds, probs, model.head.labels)
 

@@ -22,6 +22,7 @@ from ..encoder_info import trained_length
 from ..tags import continues_span, token_tags
 from ..windows import sentence_breaks, windows
 from .config import HeadConfig
+from .criteria import segment_ids
 
 __all__ = ["TaskCollator", "window_batch", "pair_batch", "window_size", "token_tags_from_chars"]
 
@@ -146,7 +147,7 @@ class TaskCollator:
                     soft.append(teacher[a:b])
         batch = window_batch(bodies, self.cls, self.sep, self.pad)
         if self.head.criteria:  # each row's annotation standard as its segment id, at every position (criteria.py)
-            batch["token_type_ids"] = torch.tensor(types, dtype=torch.long)[:, None].expand_as(batch["input_ids"]).contiguous()
+            batch["token_type_ids"] = segment_ids(types, batch["input_ids"])
         if labels:
             batch["labels"] = _pad(labels, -100)
             if any(w != 1.0 for w in weights):  # each window row's share of the loss (its example's weight)

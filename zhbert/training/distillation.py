@@ -26,6 +26,7 @@ from tqdm.auto import tqdm
 from transformers import Trainer
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
+from ..heads.criteria import segment_ids
 from ..heads.inputs import window_batch
 
 __all__ = ["check_teacher", "with_teacher_logits", "distillation_loss", "DistillationTrainer"]
@@ -70,8 +71,7 @@ def with_teacher_logits(
         chunk = rows[start : start + batch_size]
         batch = window_batch([examples[k]["input_ids"][a:b] for k, a, b in chunk], collator.cls, collator.sep, collator.pad)
         if teacher.head.criteria:  # each sentence under its own standard (check_teacher: the student's criteria)
-            types = torch.tensor([examples[k].get("criterion", 0) for k, _, _ in chunk])
-            batch["token_type_ids"] = types[:, None].expand_as(batch["input_ids"]).contiguous()
+            batch["token_type_ids"] = segment_ids([examples[k].get("criterion", 0) for k, _, _ in chunk], batch["input_ids"])
         out = teacher(**{name: t.to(teacher.device) for name, t in batch.items()}).logits.float()
         if teacher.crf is not None:
             mask = torch.arange(out.size(1) - 1)[None, :] < torch.tensor([b - a for _, a, b in chunk])[:, None]
