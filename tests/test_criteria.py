@@ -150,3 +150,25 @@ def test_cws_recipe_trains_and_scores_each_test_set_under_its_own_standard(tiny_
     assert json.loads((tmp_path / "again" / "metrics.json").read_text())["metrics"] == m["metrics"]
     r3 = subprocess.run([*again, "--criteria", "pku,weibo"], capture_output=True, text=True, env=env)
     assert r3.returncode != 0 and "--criteria is a training option" in r3.stderr
+
+
+def test_msra_plus_peoples_daily_names_each_standard_and_holds_out_every_msra_test_sentence(tokenizer):
+    """People's Daily 1998-01 shares 169 sentences with MSRA's test set; msra+pd drops them from training
+    and gives each sentence its standard (People's Daily tags organisations word by word)."""
+    from zhbert.data import read_peoples_daily
+    from zhbert.data.peoples_daily import overlap_key
+    from zhbert.data.tasks import load_task_data
+    from zhbert.recipes.common import char_tag_examples
+
+    d = load_task_data("ner", "msra+pd")
+    msra = load_task_data("ner", "msra")
+    pd_rows = [r for r in d.train if r["criterion"] == "pd"]
+    assert d.train[: len(msra.train)] == [{**r, "criterion": "msra"} for r in msra.train] and len(pd_rows) == len(d.train) - len(msra.train)
+    assert {r["criterion"] for r in d.dev + d.test} == {"msra"} and [r["text"] for r in d.test] == [r["text"] for r in msra.test]
+    held = {overlap_key(r["text"]) for r in msra.dev + msra.test + load_task_data("ner", "msra-bio").test}
+    assert sum(overlap_key(t) in held for t in read_peoples_daily()["text"]) >= 169  # the corpus has them ...
+    assert not any(overlap_key(r["text"]) in held for r in pd_rows)  # ... training has none
+    xinhua = next(r for r in pd_rows if r["text"].startswith("新华社北京十二月三十一日电"))
+    assert xinhua["tags"][:3] == ["B-ORG", "I-ORG", "I-ORG"] and xinhua["tags"][3:5] == ["B-LOC", "I-LOC"]
+    examples = char_tag_examples(tokenizer, [d.train[0], xinhua], d.labels, d.scheme, ["msra", "pd"])
+    assert [e["criterion"] for e in examples] == [0, 1]

@@ -38,9 +38,9 @@ class RecipeArguments:
     criteria: str | None = field(
         default=None,
         metadata={
-            "help": "token heads on a dataset that mixes annotation standards (cws news+weibo: pku,weibo): the standards, "
-            "comma-separated, the first the default; each sentence is read under its own as a segment id, and prediction "
-            "chooses one (zhbert.load(..., criterion=...)); zhbert/heads/criteria.py"
+            "help": "token heads on a dataset that mixes annotation standards (cws news+weibo: pku,weibo; ner msra+pd: "
+            "msra,pd): the standards, comma-separated, the first the default; each sentence is read under its own as a "
+            "segment id, and prediction chooses one (zhbert.load(..., criterion=...)); zhbert/heads/criteria.py"
         },
     )
     carried_at_encoder_lr: bool = field(

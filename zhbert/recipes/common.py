@@ -329,7 +329,7 @@ def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: st
         if missing is not None:
             raise ValueError(
                 f"training sentence {missing} ({rows[missing]['text'][:20]!r}) names no annotation standard: --criteria needs a "
-                "dataset that gives each sentence one (cws news+weibo), and --extra_train needs --extra_train_criterion"
+                "dataset that gives each sentence one (cws news+weibo, ner msra+pd), and --extra_train needs --extra_train_criterion"
             )
         types = criterion_ids(list(criteria), [r["criterion"] for r in rows], where="training sentence")
     out = []

