@@ -30,6 +30,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--teacher", default="ner", help="bundled tagger name or a model folder (a token head with typed spans)")
     ap.add_argument("--output", required=True)
+    ap.add_argument(
+        "--criterion",
+        help="a teacher trained on several standards (--criteria): the one its labels follow (msra); default its first",
+    )
     ap.add_argument("--chars", type=int, default=2_000_000)
     ap.add_argument("--min-chars", type=int, default=6)
     ap.add_argument("--max-chars", type=int, default=120)
@@ -48,7 +52,7 @@ def main() -> None:
 
     import zhbert
 
-    teacher = zhbert.load(args.teacher)
+    teacher = zhbert.load(args.teacher, criterion=args.criterion)
     if teacher.model.head.kind != "token" or teacher.head.scheme.endswith("untyped"):
         raise SystemExit(f"--teacher {args.teacher}: a tagger of typed spans (ner) is needed, not a {teacher.head.scheme} head")
     out = Path(args.output)
@@ -74,11 +78,11 @@ def main() -> None:
 def silver_tags(teacher, texts: list[str], min_span_score: float = 0.0) -> list[list[str] | None]:
     """Each text's per-character tags in the teacher's scheme, as its ``Tagger`` finds the spans;
     None where an entity's score (the mean probability of its tags) is under ``min_span_score``."""
-    from zhbert.heads import char_spans, predict_tags
+    from zhbert.heads import char_spans
     from zhbert.tags import spans_to_tags
 
     scheme = teacher.head.scheme
-    preds = predict_tags(teacher.model, teacher.tokenizer, texts, batch_size=64, forced=teacher.forced)
+    preds = teacher.tags(texts)
     out: list[list[str] | None] = []
     for text, pred in zip(texts, preds):
         found = [s for s in char_spans(pred, scheme, with_scores=True) if s[0] is not None]

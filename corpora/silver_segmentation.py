@@ -32,6 +32,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--teacher", default="cws", help="bundled segmenter name or a model folder")
     ap.add_argument("--output", required=True)
+    ap.add_argument(
+        "--criterion",
+        help="a teacher trained on several standards (--criteria): the one its labels follow (pku or weibo); default its first",
+    )
     ap.add_argument("--chars", type=int, default=5_000_000)
     ap.add_argument("--min-chars", type=int, default=6)
     ap.add_argument("--max-chars", type=int, default=120)
@@ -50,7 +54,7 @@ def main() -> None:
 
     import zhbert
 
-    teacher = zhbert.load(args.teacher)
+    teacher = zhbert.load(args.teacher, criterion=args.criterion)
     keys = eval_keys()
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -72,9 +76,9 @@ def main() -> None:
 def scored_words(teacher, texts: list[str]) -> list[list[tuple[str, float]]]:
     """Each text's words and their scores (the mean probability of the word's tags), as the
     teacher's ``Segmenter`` cuts them."""
-    from zhbert.heads import char_spans, predict_tags
+    from zhbert.heads import char_spans
 
-    preds = predict_tags(teacher.model, teacher.tokenizer, texts, batch_size=64, forced=teacher.forced)
+    preds = teacher.tags(texts)
     return [[(t[s:e], sc) for _, s, e, sc in char_spans(p, teacher.head.scheme, with_scores=True)] for t, p in zip(texts, preds)]
 
 

@@ -1,6 +1,7 @@
 """One token head for several annotation standards (zhbert/heads/criteria.py): each sentence's
 standard is its segment id, chosen per text at prediction time."""
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -64,6 +65,22 @@ def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row
     words = seg(texts)
     assert [[(w.start, w.end) for w in ws] for ws in words] == [[(s, e) for _, s, e in char_spans(p, "BMES-untyped")] for p in weibo]
     assert all("".join(w.text for w in ws) == t.replace(" ", "") for ws, t in zip(words, texts))
+    assert [p.tags for p in seg.tags(texts)] == [p.tags for p in weibo]
+
+    # silver text for a student: the teacher's cuts under the standard asked for, not its default
+    spec = importlib.util.spec_from_file_location("silver_segmentation", ROOT / "corpora" / "silver_segmentation.py")
+    silver = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(silver)
+    assert [[w for w, _ in ws] for ws in silver.scored_words(seg, texts)] == [[w.text for w in ws] for ws in words]
+    cmd = [sys.executable, str(ROOT / "corpora" / "silver_segmentation.py"), "--teacher", str(folder), "--chars", "1500"]
+    files = {}
+    for standard in ("pku", "weibo"):
+        files[standard] = tmp_path / f"silver-{standard}.txt"
+        r = subprocess.run([*cmd, "--criterion", standard, "--output", str(files[standard])], capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr[-2000:]
+    pku, weibo_lines = (files[s].read_text(encoding="utf-8").splitlines() for s in ("pku", "weibo"))
+    assert len(pku) == len(weibo_lines) > 5 and [x.replace(" ", "") for x in pku] == [x.replace(" ", "") for x in weibo_lines]
+    assert pku != weibo_lines
 
 
 def test_criteria_are_refused_where_they_cannot_work(tiny_encoder, tokenizer):

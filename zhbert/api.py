@@ -176,8 +176,9 @@ class _HeadPredictor:
         other._refresh_forced()
         return other
 
-    def _tags(self, texts, batch_size):
-        """A token head's tags of ``texts`` under this predictor's forced words and criterion."""
+    def tags(self, texts: list[str], batch_size: int = 64):
+        """A token head's tag predictions (``predict_tags``' records, scores included) of ``texts`` under this
+        predictor's forced words and criterion: what its answers are built from, and what silver-label scripts read."""
         return predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced, criterion=self.criterion)
 
     def use_criterion(self, criterion: str | None) -> None:
@@ -264,7 +265,7 @@ class Segmenter(_HeadPredictor):
     predict = __call__
 
     def _predict(self, texts, batch_size, person_names="split"):
-        words = self._from_raw(texts, self._tags(texts, batch_size))
+        words = self._from_raw(texts, self.tags(texts, batch_size))
         if person_names == "whole":
             if self.name_finder is None:
                 self.name_finder = load("ner")
@@ -315,7 +316,7 @@ class EntityRecognizer(_HeadPredictor):
     """NER: entities with type, offsets and a score (the mean probability of the span's tags)."""
 
     def _predict(self, texts, batch_size):
-        return self._from_raw(texts, self._tags(texts, batch_size))
+        return self._from_raw(texts, self.tags(texts, batch_size))
 
     def _from_raw(self, texts, preds):
         from .web_units import snap_entities
