@@ -4,6 +4,7 @@
     python bench/peers.py              # PKU, NLPCC-2016 Weibo dev, CityU and AS; then POS; prints the tables for RESULTS.md
     python bench/peers.py --zhbert cws cws-fast cws-fast:int8 --no-pos   # also cws-fast with int8 linear layers
     python bench/peers.py --zhbert cws-fast runs/student/model runs/student/model:int8 --no-pos   # a trained folder beside them
+    python bench/peers.py --zhbert runs/mc/model runs/mc/model@weibo --no-pos   # a --criteria pku,weibo model under each standard
 
 Uses whichever of pkuseg, THULAC, snownlp, jieba and rjieba are installed (it installs
 nothing), plus every bundled zhbert segmenter, plus the same-data character CRF with and
@@ -57,8 +58,8 @@ def _segmenter(system: str):
     if system.startswith("zhbert"):
         import zhbert
 
-        name, backend = _zhbert_system(system)
-        model = zhbert.load(name, backend=backend or "torch")
+        name, backend, criterion = _zhbert_system(system)
+        model = zhbert.load(name, backend=backend or "torch", criterion=criterion)
         return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
     module = PEERS[system]
     if module == "pycrfsuite":
@@ -178,17 +179,21 @@ def _measure(system: str, test: str, processes: int) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def _zhbert_system(system: str) -> tuple[str, str]:
-    """``"zhbert:cws-fast:int8"`` -> ``("cws-fast", "int8")``; no backend named: ``""``."""
-    name, _, backend = system.split(":", 1)[1].partition(":")
-    return name, backend
+def _zhbert_system(system: str) -> tuple[str, str, str | None]:
+    """``"zhbert:cws-fast:int8"`` -> ``("cws-fast", "int8", None)``; ``"zhbert:FOLDER@weibo"`` -> ``(FOLDER, "", "weibo")``:
+    a segmenter trained on several standards (``--criteria``) reading every file under that one."""
+    spec, at, criterion = system.split(":", 1)[1].rpartition("@")
+    if not at:
+        spec, criterion = criterion, None
+    name, _, backend = spec.partition(":")
+    return name, backend, criterion
 
 
 def _label(system: str) -> str:
     if not system.startswith("zhbert:"):
         return system
-    name, backend = _zhbert_system(system)
-    return f"zhbert `{name}`" + (f", `backend={backend!r}`" if backend else "")
+    name, backend, criterion = _zhbert_system(system)
+    return f"zhbert `{name}`" + (f", `backend={backend!r}`" if backend else "") + (f", `criterion={criterion!r}`" if criterion else "")
 
 
 def main() -> None:
@@ -201,7 +206,7 @@ def main() -> None:
         nargs="*",
         default=None,
         help="zhbert segmenters to include, bundled names or model folders (default: cws, and cws-fast if bundled); "
-        "NAME:int8 runs that one with backend='int8'",
+        "NAME:int8 runs that one with backend='int8', NAME@weibo (a model trained with --criteria) reads every file under that standard",
     )
     ap.add_argument("--pos-model", default="pos", help="the zhbert POS tagger of the POS table (a bundled name or a folder)")
     ap.add_argument("--no-pos", action="store_true", help="skip the POS table")
