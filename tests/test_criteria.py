@@ -113,6 +113,8 @@ def test_criteria_are_refused_where_they_cannot_work(tiny_encoder, tokenizer):
         zhbert.load("cws", criterion="weibo")
     with pytest.raises(ValueError, match="criterion applies to segmentation and NER models"):
         zhbert.load("base", criterion="weibo")
+    with pytest.raises(ValueError, match="tags applies to segmentation and NER models; .*tagging is a sequence head"):
+        zhbert.load("tagging").tags(["新年好"])
 
 
 def test_each_training_sentence_carries_its_standard_as_its_segment_id(tiny_encoder, tokenizer, tmp_path):

@@ -179,6 +179,7 @@ class _HeadPredictor:
     def tags(self, texts: list[str], batch_size: int = 64):
         """A token head's tag predictions (``predict_tags``' records, scores included) of ``texts`` under this
         predictor's forced words and criterion: what its answers are built from, and what silver-label scripts read."""
+        self._check_token_head("tags")
         return predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced, criterion=self.criterion)
 
     def use_criterion(self, criterion: str | None) -> None:
