@@ -60,7 +60,7 @@ def _segmenter(system: str):
 
         name, backend, criterion = _zhbert_system(system)
         model = zhbert.load(name, backend=backend or "torch", criterion=criterion)
-        return lambda texts: [[w.text for w in ws] for ws in model(texts, batch_size=64)]
+        return lambda texts: [[w.text for w in ws] for ws in model(texts)]
     module = PEERS[system]
     if module == "pycrfsuite":
         from crf_segmenter import CRFSegmenter  # bench/, beside this file

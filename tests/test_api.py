@@ -54,6 +54,21 @@ def test_segmenter_and_tagger_offsets(models):
     json.dumps([[e.to_dict() for e in ents] for ents in ner(TEXTS)], ensure_ascii=False)
 
 
+def test_answers_do_not_depend_on_the_batch_size(models, pd_sentences):
+    """By default (``batch_size=None``) a batch takes as many rows as the model's token budget holds;
+    each text's words and entities are those it gets in batches of one or seven rows."""
+    texts = list(pd_sentences[:40]) + TEXTS
+    cws, ner = zhbert.load(str(models["cws"])), zhbert.load(str(models["ner"]))
+    assert cws(texts) == cws(texts, batch_size=1) == cws(texts, batch_size=7)
+    where = [[(e.start, e.end, e.label) for e in ents] for ents in ner(texts)]
+    assert where == [[(e.start, e.end, e.label) for e in ents] for ents in ner(texts, batch_size=1)]
+    scored, bare = ner.tags(texts), ner.tags(texts, with_scores=False)  # segmenters skip the tag probabilities
+    assert [t.tags for t in scored] == [t.tags for t in bare]
+    assert all(len(t.scores) == len(t.tags) for t in scored) and not any(t.scores for t in bare)
+    with pytest.raises(ValueError, match="batch_size must be at least 1, got 0"):
+        cws(texts, batch_size=0)
+
+
 def test_classifier_and_matcher(models):
     tagging, multi, matching = (zhbert.load(str(models[k])) for k in ("tagging", "multi", "matching"))
     r = tagging("今天心情特别好，阳光明媚😀")

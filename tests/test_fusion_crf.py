@@ -109,6 +109,25 @@ def test_crf_log_partition_and_viterbi_match_brute_force(length):
     assert got.tolist() == pytest.approx([scores[p] - logz for p in paths], abs=1e-4)
 
 
+def test_crf_viterbi_decodes_each_row_of_a_batch_as_if_alone():
+    """Rows of different lengths (an empty one too) share a batch: each row's path is its own best
+    (decoding back-tracks every row at once, each from its own last position)."""
+    torch.manual_seed(11)
+    crf = CRF(["a", "b", "c"])
+    with torch.no_grad():
+        for p in crf.parameters():
+            p.normal_()
+    em = torch.randn(4, 5, 3)
+    lengths = [5, 3, 1, 0]
+    mask = torch.tensor([[1] * n + [0] * (5 - n) for n in lengths])
+    paths = crf.decode(em, mask)
+    assert paths[3] == []
+    for row, n in enumerate(lengths[:3]):
+        scores = _brute(crf, em[row], n)
+        assert tuple(paths[row]) == max(scores, key=scores.get)
+        assert paths[row] == crf.decode(em[row : row + 1, :n], torch.ones(1, n, dtype=torch.long))[0]
+
+
 @pytest.mark.parametrize("temperature", [1.0, 2.5])
 def test_crf_marginals_match_brute_force_and_the_gradient_of_log_z(temperature):
     torch.manual_seed(7)

@@ -189,6 +189,19 @@ def test_row_batches_hold_a_token_budget(article, tokenizer):
         longest = max(r[2] - r[1] for r in b) + 2
         assert len(b) <= 8 and (len(b) == 1 or len(b) * longest <= 400)
     assert any(len(b) == 8 for b in batches) and any(len(b) < 8 for b in batches)  # short rows fill a batch, long ones do not
+    unlimited = row_batches(rows, batch_size=None, max_tokens=400)  # rows limited by the token budget alone
+    assert [r for b in unlimited for r in b] == rows and len(unlimited) < len(batches)
+    assert all(len(b) == 1 or len(b) * (max(r[2] - r[1] for r in b) + 2) <= 400 for b in unlimited)
+
+
+def test_narrower_models_get_a_larger_token_budget():
+    from transformers import BertConfig
+
+    from zhbert.heads.inference import MAX_BATCH_TOKENS, batch_token_budget
+
+    budget = {size: batch_token_budget(BertConfig(intermediate_size=size)) for size in (3072, 1024, 512, 256, 128)}
+    assert budget[3072] == budget[1024] == budget[512] == MAX_BATCH_TOKENS
+    assert budget[256] == 2 * MAX_BATCH_TOKENS and budget[128] == 4 * MAX_BATCH_TOKENS
 
 
 @pytest.mark.parametrize("breaks", [None, [5, 9, 30, 33, 60]])

@@ -113,6 +113,12 @@ def _check_count(name: str, value, low: int = 1, high: int | None = None) -> int
     return value
 
 
+def _check_batch_size(value) -> None:
+    """``batch_size`` of a prediction call: None (the model's token budget decides) or a positive int."""
+    if value is not None:
+        _check_count("batch_size", value)
+
+
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -176,11 +182,14 @@ class _HeadPredictor:
         other._refresh_forced()
         return other
 
-    def tags(self, texts: list[str], batch_size: int = 64):
-        """A token head's tag predictions (``predict_tags``' records, scores included) of ``texts`` under this
-        predictor's forced words and criterion: what its answers are built from, and what silver-label scripts read."""
+    def tags(self, texts: list[str], batch_size: int | None = None, with_scores: bool = True):
+        """A token head's tag predictions (``predict_tags``' records, scores included unless ``with_scores``
+        is False) of ``texts`` under this predictor's forced words and criterion: what its answers are built
+        from, and what silver-label scripts read."""
         self._check_token_head("tags")
-        return predict_tags(self.model, self.tokenizer, texts, batch_size, forced=self.forced, criterion=self.criterion)
+        return predict_tags(
+            self.model, self.tokenizer, texts, batch_size, forced=self.forced, criterion=self.criterion, with_scores=with_scores
+        )
 
     def use_criterion(self, criterion: str | None) -> None:
         """Tag by ``criterion``, one of the standards the head was trained on (``head.criteria``, e.g.
@@ -231,8 +240,11 @@ class _HeadPredictor:
         if has_lexicon:
             self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)
 
-    def __call__(self, inputs, batch_size: int = 32):
-        _check_count("batch_size", batch_size)
+    def __call__(self, inputs, batch_size: int | None = None):
+        """Predictions for a text (or pair) or a list of them; ``batch_size``: at most this many rows
+        per batch (``None``: a segmentation or NER model fills its token budget,
+        ``zhbert.heads.inference.batch_token_budget``; a classifier or matcher takes 32)."""
+        _check_batch_size(batch_size)
         return _one_or_many(inputs, lambda items: self._predict(items, batch_size))
 
     predict = __call__
@@ -257,8 +269,8 @@ class Segmenter(_HeadPredictor):
         super().__init__(model, tokenizer, path)
         self.name_finder: EntityRecognizer | None = None  # loaded on first use of person_names="whole"
 
-    def __call__(self, inputs, batch_size: int = 32, person_names: str = "split"):
-        _check_count("batch_size", batch_size)
+    def __call__(self, inputs, batch_size: int | None = None, person_names: str = "split"):
+        _check_batch_size(batch_size)
         if person_names not in PERSON_NAMES:
             raise ValueError(f"person_names must be one of {', '.join(PERSON_NAMES)}, got {person_names!r}")
         return _one_or_many(inputs, lambda items: self._predict(items, batch_size, person_names))
@@ -266,7 +278,7 @@ class Segmenter(_HeadPredictor):
     predict = __call__
 
     def _predict(self, texts, batch_size, person_names="split"):
-        words = self._from_raw(texts, self.tags(texts, batch_size))
+        words = self._from_raw(texts, self.tags(texts, batch_size, with_scores=False))
         if person_names == "whole":
             if self.name_finder is None:
                 self.name_finder = load("ner")
@@ -398,10 +410,10 @@ class MultiTask:
     def __repr__(self) -> str:
         return f"MultiTask({str(self.path)!r}, heads={list(self.heads)})"
 
-    def __call__(self, inputs, batch_size: int = 32):
+    def __call__(self, inputs, batch_size: int | None = None):
         from .heads.multitask import predict_all
 
-        _check_count("batch_size", batch_size)
+        _check_batch_size(batch_size)
 
         def run(texts):
             if not all(isinstance(t, str) for t in texts):

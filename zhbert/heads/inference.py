@@ -23,7 +23,7 @@ from .criteria import criterion_ids
 from .inputs import TaskCollator, window_size
 from .model import ZhBertForTask
 
-__all__ = ["TokenTags", "predict_tags", "predict_scores", "char_spans", "row_batches", "MAX_BATCH_TOKENS"]
+__all__ = ["TokenTags", "predict_tags", "predict_scores", "char_spans", "row_batches", "batch_token_budget", "MAX_BATCH_TOKENS"]
 
 
 @dataclass(frozen=True)
@@ -45,11 +45,21 @@ def _on_model_device(model: ZhBertForTask, batch: dict) -> dict:
 
 @torch.no_grad()
 def predict_tags(
-    model: ZhBertForTask, tokenizer, texts: list[str], batch_size: int = 16, forced=None, criterion: str | list | None = None
+    model: ZhBertForTask,
+    tokenizer,
+    texts: list[str],
+    batch_size: int | None = None,
+    forced=None,
+    criterion: str | list | None = None,
+    with_scores: bool = True,
 ) -> list[TokenTags]:
-    """Each text's tokens and their decoded tags; ``forced`` (a :class:`~zhbert.heads.user_dict.ForcedWords`)
-    keeps its words whole in decoding; ``criterion``: the annotation standard to tag by (a head trained with
-    ``criteria``), one name for every text or one per text; ``None`` the head's first."""
+    """Each text's tokens and their decoded tags; ``batch_size``: at most this many window rows per
+    batch (``None``: as many as the model's token budget holds, :func:`batch_token_budget`);
+    ``forced`` (a :class:`~zhbert.heads.user_dict.ForcedWords`) keeps its words whole in decoding;
+    ``criterion``: the annotation standard to tag by (a head trained with ``criteria``), one name for
+    every text or one per text; ``None`` the head's first. ``with_scores=False`` leaves each
+    record's ``scores`` empty (a segmenter's words carry none; the softmax and the gather cost
+    about a twentieth of a small model's time)."""
     if model.head.kind != "token":
         raise ValueError(f"predict_tags needs a token head, this model is a {model.head.kind} head")
     model.eval()
@@ -64,8 +74,8 @@ def predict_tags(
     rows = window_rows(spans, keep_empty=False)
     constraints = [forced.token_constraints(e.text, e.offsets) for e in encs] if forced is not None else None
     preds: dict[tuple[int, int], list[int]] = {}
-    probs: dict[tuple[int, int], list[float]] = {}
-    for chunk in row_batches(rows, batch_size):
+    probs: dict[tuple[int, int], list[float]] | None = {} if with_scores else None
+    for chunk in row_batches(rows, batch_size, batch_token_budget(model.config)):
         batch = _on_model_device(model, coll._tokens([{"input_ids": encs[i].ids[a:b], "criterion": types[i]} for i, a, b in chunk]))
         logits = model(**batch).logits  # input ids, attention mask and, with criteria, segment ids
         decode_rows(model, logits, chunk, batch["attention_mask"], preds, probs, constraints)
@@ -73,15 +83,20 @@ def predict_tags(
 
 
 def decode_rows(
-    model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict, constraints=None
+    model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict | None, constraints=None
 ) -> None:
-    """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability;
-    rows with forced words (``constraints``: per text, ``{token: allowed tags}``) decode under them."""
-    soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
+    """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability
+    (unless ``probs`` is None); rows with forced words (``constraints``: per text, ``{token: allowed
+    tags}``) decode under them."""
     token_mask = token_mask_of(chunk, attention_mask)
     paths = model.decode_tokens(logits, token_mask)
     if constraints is not None:
         _decode_forced(model, logits, token_mask, chunk, constraints, paths)
+    if probs is None:
+        for (i, a, _), path in zip(chunk, paths):
+            preds[(i, a)] = path
+        return
+    soft = torch.softmax(logits[:, 1:].float(), dim=-1).cpu()
     if model.crf is None and constraints is None:  # the argmax path: each chosen tag's probability is the row maximum
         best = soft.max(-1).values.tolist()
         chosen = [row[: len(path)] for row, path in zip(best, paths)]
@@ -131,16 +146,32 @@ def window_rows(spans: list[list[tuple[int, int]]], keep_empty: bool) -> list[tu
 # steps (GELU, softmax, layer norm) slow down: the bundled `cws` on PKU test lines, one thread,
 # ran 11,300 chars/s at 64 rows per batch, 12,900 at 16 and 13,600 at 2,048 tokens per batch.
 MAX_BATCH_TOKENS = 2048
+# A narrower model holds more tokens in the same cache (what fills it is the feed-forward
+# layer's intermediate activations, tokens x intermediate size), and each batch has fixed costs
+# (a Python step per position in CRF decoding, one lexicon walk, a dispatch per operator). On the
+# PKU test lines, one thread, in one process (bench/LOG.md, forty-fourth session): the 1 x 64
+# `cws-fast` student (intermediate 256) read 117,848 chars/s in batches of 2,048 tokens and 64
+# rows, 135,049 at 4,096 tokens and 139,180 at 8,192 (any number of rows); the bundled
+# `cws-fast` (512) 57,613 at 2,048 and 57,836 at 3,072 but 56,433 at 4,096 (60,494 at 2,048 in
+# that run); the bundled `cws` (1,024) 9,709 at 2,048 and 9,234 at 4,096.
+BATCH_ACTIVATIONS = MAX_BATCH_TOKENS * 512
 
 
-def row_batches(rows: list[tuple[int, int, int]], batch_size: int, max_tokens: int = MAX_BATCH_TOKENS) -> list[list]:
+def batch_token_budget(config) -> int:
+    """Padded tokens per batch for a model with this ``config``: :data:`MAX_BATCH_TOKENS` for an
+    intermediate size of 512 (the bundled `cws-fast`) and wider, more for a narrower model."""
+    return max(MAX_BATCH_TOKENS, BATCH_ACTIVATIONS // config.intermediate_size)
+
+
+def row_batches(rows: list[tuple[int, int, int]], batch_size: int | None, max_tokens: int = MAX_BATCH_TOKENS) -> list[list]:
     """Consecutive runs of window rows (sorted shortest first by :func:`window_rows`), each of
-    at most ``batch_size`` rows and ``max_tokens`` padded tokens ([CLS]/[SEP] counted); a row
-    longer than ``max_tokens`` runs alone."""
+    at most ``batch_size`` rows (``None``: no limit of its own) and ``max_tokens`` padded tokens
+    ([CLS]/[SEP] counted); a row longer than ``max_tokens`` runs alone."""
+    most = len(rows) if batch_size is None else batch_size
     out, start = [], 0
     while start < len(rows):
         end = start + 1
-        while end < len(rows) and end - start < batch_size and (end - start + 1) * (rows[end][2] - rows[end][1] + 2) <= max_tokens:
+        while end < len(rows) and end - start < most and (end - start + 1) * (rows[end][2] - rows[end][1] + 2) <= max_tokens:
             end += 1
         out.append(rows[start:end])
         start = end
@@ -154,9 +185,9 @@ def token_mask_of(chunk: list[tuple[int, int, int]], attention_mask: torch.Tenso
     return ((pos >= 1) & (pos <= lengths[:, None])).to(attention_mask.dtype)
 
 
-def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict, labels: list[str]) -> list[TokenTags]:
-    """Each token's tag and probability from its owner window's decoded path (windows that
-    overlap nothing are copied whole: :func:`zhbert.windows.owner_groups`)."""
+def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: dict | None, labels: list[str]) -> list[TokenTags]:
+    """Each token's tag and probability (none when ``probs`` is None) from its owner window's
+    decoded path (windows that overlap nothing are copied whole: :func:`zhbert.windows.owner_groups`)."""
     out = []
     for i, enc in enumerate(encs):
         tags: list[str] = []
@@ -165,12 +196,14 @@ def assemble_tags(text_spans: list, encs: list[Encoding], preds: dict, probs: di
             if own is None:
                 (a, b) = group[0]
                 tags += [labels[t] for t in preds[(i, a)][: b - a]]
-                scores += probs[(i, a)][: b - a]
+                if probs is not None:
+                    scores += probs[(i, a)][: b - a]
                 continue
             for k, w in enumerate(own, start=first):
                 a = group[w][0]
                 tags.append(labels[preds[(i, a)][k - a]])
-                scores.append(probs[(i, a)][k - a])
+                if probs is not None:
+                    scores.append(probs[(i, a)][k - a])
         out.append(TokenTags(enc, tuple(tags), tuple(scores)))
     return out
 
@@ -203,6 +236,8 @@ def char_spans(pred: TokenTags, scheme: str, with_scores: bool = False, split_at
     gaps = []
     if split_at_space and starts and ends[-1] - starts[0] > len(starts):
         gaps = [k for k in range(1, len(starts)) if starts[k] > ends[k - 1]]
+    if not gaps and not with_scores:  # most text: each tagged span is one character span (one list pass)
+        return [(t, starts[s], ends[e - 1]) for t, s, e in lenient_spans(tags, scheme)]
     out = []
     for t, s, e in lenient_spans(tags, scheme):
         cuts = gaps[bisect.bisect_right(gaps, s) : bisect.bisect_left(gaps, e)] if gaps else []
@@ -221,15 +256,20 @@ def activate(head, logits: torch.Tensor) -> torch.Tensor:
     return torch.sigmoid(logits) if head.multi_label else torch.softmax(logits, dim=-1)
 
 
+SEQUENCE_BATCH = 32  # texts (or pairs) per batch of a sequence or pair head when the caller names none
+
+
 @torch.no_grad()
-def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: int = 16) -> torch.Tensor:
+def predict_scores(model: ZhBertForTask, tokenizer, inputs: list, batch_size: int | None = None) -> torch.Tensor:
     """Probabilities ``(N, K)`` (softmax, or sigmoid when multi-label) or scores ``(N,)``.
 
-    ``inputs``: texts for a sequence head, ``(text_a, text_b)`` pairs for a pair head.
+    ``inputs``: texts for a sequence head, ``(text_a, text_b)`` pairs for a pair head;
+    ``batch_size``: inputs per batch (``None``: :data:`SEQUENCE_BATCH`).
     """
     h = model.head
     if h.kind == "token":
         raise ValueError("predict_scores needs a sequence or pair head; use predict_tags for token heads")
+    batch_size = SEQUENCE_BATCH if batch_size is None else batch_size
     model.eval()
     coll = _collator(model, tokenizer)
     # batches of similar length waste little padding; results go back in input order

@@ -22,7 +22,7 @@ from transformers import BertConfig, BertModel, BertPreTrainedModel
 from ..fusion import sequence_vector
 from ..tokenizer import encode
 from .config import HeadConfig
-from .inference import activate, assemble_tags, decode_rows, row_batches, window_rows
+from .inference import activate, assemble_tags, batch_token_budget, decode_rows, row_batches, window_rows
 from .inputs import TaskCollator, window_batch, window_size
 from .model import TaskOutput, ZhBertForTask, _scatter_pool, init_head_parameters
 
@@ -95,7 +95,7 @@ def load_multitask(path: str | Path) -> ZhBertMultiTask:
 
 @torch.no_grad()
 def predict_all(
-    model: ZhBertMultiTask, tokenizer, texts: list[str], batch_size: int = 16, names: list[str] | None = None
+    model: ZhBertMultiTask, tokenizer, texts: list[str], batch_size: int | None = None, names: list[str] | None = None
 ) -> dict[str, list]:
     """Every token and sequence head (or those in ``names``) on ``texts`` with one encoder pass
     per batch of windows: ``{name: [TokenTags, ...]}`` for token heads, ``{name: (N, K)
@@ -132,7 +132,7 @@ def predict_all(
     preds = {n: ({}, {}) for n, v in views.items() if v.head.kind == "token"}
     vectors: dict[str, list[torch.Tensor]] = {n: [] for n, v in views.items() if v.head.kind == "sequence"}
     order: list[int] = []  # the text of each window row, in the order rows ran
-    for chunk in row_batches(rows, batch_size):
+    for chunk in row_batches(rows, batch_size, batch_token_budget(model.config)):
         batch = window_batch([encs[i].ids[a:b] for i, a, b in chunk], tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
         batch = {k: v.to(device) for k, v in batch.items()}
         out = model.bert(**batch, output_hidden_states=all_layers)
