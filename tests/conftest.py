@@ -21,6 +21,16 @@ from zhbert.data.paths import shared_dir  # noqa: E402
 SHARED = shared_dir(required=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def lexicon_cache_dir(tmp_path_factory):
+    """The suite's own lexicon cache (zhbert.lexicon_cache), never the user's ~/.cache: one folder
+    for both xdist workers and the subprocesses tests start, gone with the run's temporary files."""
+    base = tmp_path_factory.getbasetemp()
+    folder = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "zhbert-cache"
+    os.environ["ZHBERT_CACHE_DIR"] = str(folder)
+    return folder
+
+
 @pytest.fixture(scope="session")
 def shared():
     if SHARED is None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import re
 import zlib
@@ -129,6 +130,20 @@ class TokenTrie:
         self._root = np.full(vocab, -1, dtype=np.int64)
         self._root[self._keys[self._keys < vocab]] = self._children[self._keys < vocab]
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The trie as flat arrays (see :meth:`from_arrays`)."""
+        return {"keys": self._keys, "children": self._children, "word": self._word, "root": self._root}
+
+    @classmethod
+    def from_arrays(cls, vocab: int, arrays: dict[str, np.ndarray]) -> "TokenTrie":
+        """The trie :meth:`arrays` gave, without walking its words again."""
+        trie = cls.__new__(cls)
+        trie.vocab = vocab
+        trie._keys, trie._children, trie._word, trie._root = (arrays[k] for k in ("keys", "children", "word", "root"))
+        if len(trie._root) != vocab or len(trie._keys) != len(trie._children):
+            raise ValueError(f"trie arrays do not fit a vocabulary of {vocab:,} (root {len(trie._root):,})")
+        return trie
+
     def _step(self, node: np.ndarray, token: np.ndarray):
         """The child of each ``node`` along ``token``, and whether there is one."""
         if not len(self._keys):
@@ -241,6 +256,61 @@ class TokenLexicon:
     def __len__(self) -> int:
         return len(self.lengths)
 
+    # the per-word arrays; with the trie's and the dictionary's columns they are the whole lexicon
+    _ARRAYS = ("lengths", "tag_ids", "weights", "buckets", "_sizes")
+
+    def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+        """The lexicon as arrays and string metadata (a safetensors file's contents), so a process
+        can read it back in a fraction of the seconds building it takes (:mod:`zhbert.lexicon_cache`).
+
+        The dictionary's columns are stored too (:attr:`dictionary` is what a user's words are
+        merged into): words as one UTF-8 string, joined by newlines (no word holds one: the
+        readers split lines), frequency and line as int64 (-1 for none), tag as an index into a
+        list kept in the metadata (-1 for none)."""
+        words, freqs, tags, lines = self._columns
+        if any("\n" in w for w in words):
+            raise ValueError("a dictionary word holds a newline: this lexicon cannot be stored as arrays")
+        tag_names = sorted({t for t in tags if t is not None})
+        tag_index = {t: i for i, t in enumerate(tag_names)}
+        arrays = {name.lstrip("_"): getattr(self, name) for name in self._ARRAYS}
+        arrays.update({f"trie.{k}": v for k, v in self._trie.arrays().items()})
+        arrays["dict.words"] = np.frombuffer("\n".join(words).encode("utf-8"), dtype=np.uint8)
+        arrays["dict.freqs"] = np.array([-1 if f is None else f for f in freqs], dtype=np.int64)
+        arrays["dict.tags"] = np.array([tag_index.get(t, -1) for t in tags], dtype=np.int64)
+        arrays["dict.lines"] = np.array([-1 if n is None else n for n in lines], dtype=np.int64)
+        metadata = {
+            "source": self.source, "bucket_count": str(self.bucket_count), "tags": json.dumps(self.tags),
+            "tag_names": json.dumps(tag_names), "vocab": str(self._trie.vocab), "unreadable": str(self.unreadable),
+            "duplicates": str(self._counts[0]), "blank_lines": str(self._counts[1]), "words": str(len(words)),
+        }  # fmt: skip
+        return arrays, metadata
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, str]) -> "TokenLexicon":
+        """The lexicon :meth:`to_arrays` gave: the same arrays, so the same features, bit for bit."""
+        lex = cls.__new__(cls)
+        for name in cls._ARRAYS:
+            setattr(lex, name, arrays[name.lstrip("_")])
+        lex._trie = TokenTrie.from_arrays(int(metadata["vocab"]), {k: arrays[f"trie.{k}"] for k in ("keys", "children", "word", "root")})
+        lex.source, lex.bucket_count, lex.tags = metadata["source"], int(metadata["bucket_count"]), json.loads(metadata["tags"])
+        lex.unreadable = int(metadata["unreadable"])
+        lex._counts = (int(metadata["duplicates"]), int(metadata["blank_lines"]))
+        n = int(metadata["words"])
+        words = arrays["dict.words"].tobytes().decode("utf-8").split("\n") if n else []
+        tag_names = json.loads(metadata["tag_names"]) + [None]  # index -1: no tag
+        columns = (words, arrays["dict.freqs"].tolist(), arrays["dict.tags"].tolist(), arrays["dict.lines"].tolist())
+        if any(len(c) != n for c in columns) or any(len(getattr(lex, a)) != len(lex.lengths) for a in cls._ARRAYS):
+            raise ValueError("lexicon arrays of different lengths")
+        with gc_paused():
+            lex._columns = (
+                words,
+                [None if f < 0 else f for f in columns[1]],
+                [tag_names[t] for t in columns[2]],
+                [None if k < 0 else k for k in columns[3]],
+            )
+        lex._empty = not len(lex.lengths)
+        return lex
+
     @property
     def dictionary(self) -> Dictionary:
         """The dictionary this lexicon was built from (made again from its columns: see ``__init__``)."""
@@ -293,8 +363,10 @@ _SHARED: dict = {}
 
 def shared_lexicon(source: str, tokenizer, buckets: int) -> "TokenLexicon":
     """The lexicon of a named dictionary (``"jieba"``) under ``tokenizer``, built once per process
-    and shared read-only (a user's words make a new one: :meth:`TokenLexicon.with_words`)."""
+    and shared read-only (a user's words make a new one: :meth:`TokenLexicon.with_words`), and
+    kept on disk between processes (:mod:`zhbert.lexicon_cache`)."""
     from .dictionary import jieba_dictionary_path, read_dictionary
+    from .lexicon_cache import cached_lexicon
 
     if source != "jieba":
         raise ValueError(f"unknown lexicon {source!r} (known: jieba)")
@@ -304,7 +376,9 @@ def shared_lexicon(source: str, tokenizer, buckets: int) -> "TokenLexicon":
     key = (str(path), stat.st_size, stat.st_mtime_ns, tok, buckets)
     if key not in _SHARED:
         _SHARED.clear()  # one tokenizer's lexicon at a time: each holds about 100 MB
-        _SHARED[key] = TokenLexicon(_read_jieba(path) or read_dictionary(path), tokenizer, buckets)
+        _SHARED[key] = cached_lexicon(
+            path, tokenizer, buckets, LEXICON_TAGS, lambda: TokenLexicon(_read_jieba(path) or read_dictionary(path), tokenizer, buckets)
+        )
     return _SHARED[key]
 
 
