@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
+from lexicon_checks import assert_same_lexicon
 
 from zhbert import lexicon_cache
 from zhbert.dictionary import jieba_dictionary_path, read_dictionary
@@ -45,17 +46,6 @@ class Builds:
         return cached_lexicon(self.path, self.tokenizer, self.buckets, LEXICON_TAGS, self)
 
 
-def _same(a: TokenLexicon, b: TokenLexicon) -> None:
-    for name in TokenLexicon._ARRAYS:
-        x, y = getattr(a, name), getattr(b, name)
-        assert x.dtype == y.dtype and np.array_equal(x, y), name
-    for k, v in a._trie.arrays().items():
-        assert np.array_equal(v, b._trie.arrays()[k]), k
-    assert a._trie.vocab == b._trie.vocab and a.tags == b.tags and a.bucket_count == b.bucket_count
-    assert a.unreadable == b.unreadable and a._counts == b._counts and a.source == b.source
-    assert a.dictionary.entries == b.dictionary.entries
-
-
 def test_a_cached_jieba_lexicon_is_the_built_one_bit_for_bit(cache, tokenizer, pd_sentences, monkeypatch):
     import zhbert.lexicon as lexicon_module
 
@@ -69,8 +59,8 @@ def test_a_cached_jieba_lexicon_is_the_built_one_bit_for_bit(cache, tokenizer, p
         m.setattr(TokenLexicon, "_build", lambda *a: pytest.fail("built again: the cache was not read"))
         second = shared_lexicon("jieba", tokenizer, 16384)
     assert second is not first
-    _same(built, first)
-    _same(built, second)
+    assert_same_lexicon(built, first)
+    assert_same_lexicon(built, second)
     assert len(second) > 300_000 and second.dictionary.duplicates > 0
     cls, sep = tokenizer.cls_token_id, tokenizer.sep_token_id
     rows = [[cls, *tokenizer(t, add_special_tokens=False)["input_ids"], sep] for t in pd_sentences[:64]]
@@ -81,7 +71,7 @@ def test_a_cached_jieba_lexicon_is_the_built_one_bit_for_bit(cache, tokenizer, p
         assert np.array_equal(getattr(want, field), getattr(got, field))
     # a user's words in `prefer` mode merge into the cached lexicon's dictionary as into the built one's
     extra = read_dictionary(["新冠肺炎 5 n", "区块链"])
-    _same(built.with_words(extra, tokenizer), second.with_words(extra, tokenizer))
+    assert_same_lexicon(built.with_words(extra, tokenizer), second.with_words(extra, tokenizer))
 
 
 def test_every_input_of_the_lexicon_is_in_its_key(cache, tokenizer, small_dict):
@@ -102,7 +92,7 @@ def test_every_input_of_the_lexicon_is_in_its_key(cache, tokenizer, small_dict):
     os.utime(small_dict, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     changed = builds.cached()
     assert builds.calls == 2 and lines[k].split(" ")[0] in changed.dictionary.entries
-    _same(changed, TokenLexicon(read_dictionary(small_dict), tokenizer, 512))
+    assert_same_lexicon(changed, TokenLexicon(read_dictionary(small_dict), tokenizer, 512))
     assert len(list(cache.glob("lexicon-*.safetensors"))) == 3
 
 
@@ -117,9 +107,9 @@ def test_a_damaged_cache_file_is_rebuilt_with_a_warning(cache, tokenizer, small_
         with caplog.at_level(logging.WARNING, logger="zhbert"):
             again = builds.cached()
         assert any("unreadable" in r.getMessage() and str(path) in r.getMessage() for r in caplog.records), damage[:8]
-        _same(good, again)
+        assert_same_lexicon(good, again)
         calls = builds.calls
-        _same(good, builds.cached())  # replaced by a whole file, read from now on
+        assert_same_lexicon(good, builds.cached())  # replaced by a whole file, read from now on
         assert builds.calls == calls
     assert builds.calls == 4
 

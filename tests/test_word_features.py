@@ -292,3 +292,35 @@ def test_fast_lexicon_build_equals_the_tokenizer_and_the_checked_reader(tokenize
     words = [e.word for e in checked]
     reference = [e.ids for e in tokenizer.backend_tokenizer.encode_batch_fast(words, add_special_tokens=False)]
     assert word_token_ids(words, tokenizer) == reference
+
+
+def test_a_user_word_list_grows_the_lexicon_exactly_as_a_full_build(tokenizer, datasets_dir):
+    """``with_words`` tokenises only the added words, yet gives the lexicon built from the merged
+    dictionary at once, array for array: new words, known words bare (kept) and with a frequency or
+    a tag (replaced), spellings that tokenise alike (frequencies summed, the first one's tag), words
+    the vocabulary cannot read, and a second list on top of the first."""
+    import random
+
+    from lexicon_checks import assert_same_lexicon
+
+    from zhbert.dictionary import read_dictionary
+    from zhbert.lexicon import TokenLexicon, shared_lexicon
+
+    base = shared_lexicon("jieba", tokenizer, 4096)
+    names = (*TokenLexicon._ARRAYS, *TokenLexicon._ENTRY_ARRAYS, *TokenLexicon._FLAT_ARRAYS)
+    before = {n: getattr(base, n).copy() for n in names}, [list(c) for c in base._columns], base.unreadable
+    rng = random.Random(7)
+    words = (datasets_dir / "sighan2005_icwb2" / "msr_training_words.utf8").read_text(encoding="utf-8").split()
+    lines = [w if rng.random() < 0.5 else f"{w} {rng.randint(1, 900)}" for w in rng.sample(words, 4000)]
+    lines += ["区块链 12 nz", "北京 3", "中国", "臺灣 7 ns", "台湾大学 2", "中国\tORG", "新冠肺炎 5 n", "新冠肺炎病毒", "🙂", "㐀㐁"]
+    first = read_dictionary(lines)
+    second = read_dictionary(["再加一个词 9", "中国 1 ns", "区块链", "北京"])
+    grown = base.with_words(first, tokenizer)
+    built = TokenLexicon(base.dictionary.merged(first), tokenizer, 4096)
+    assert_same_lexicon(grown, built)
+    assert len(grown) > len(base) + 1000 and grown.unreadable >= base.unreadable
+    assert_same_lexicon(grown.with_words(second, tokenizer), TokenLexicon(built.dictionary.merged(second), tokenizer, 4096))
+    # the base lexicon, shared by every predictor of this tokenizer, is untouched
+    assert all(np.array_equal(getattr(base, n), a) for n, a in before[0].items())
+    assert [list(c) for c in base._columns] == before[1] and base.unreadable == before[2]
+    assert "区块链" not in base.dictionary.entries

@@ -14,6 +14,7 @@ SoftLexicon's B / M / E / S sets (Ma et al., ACL 2020).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import itertools
 import json
@@ -101,16 +102,28 @@ class TokenTrie:
     long on the same rows: bench/LOG.md, thirty-third session). ``words`` are distinct and non-empty."""
 
     def __init__(self, words: list[list[int]], vocab: int):
-        self.vocab = vocab
         sizes = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-        depth = int(sizes.max()) if len(words) else 0
         flat = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64, count=int(sizes.sum()))
-        if len(words) and sizes.min() == 0:
+        self._build(flat, sizes, vocab)
+
+    @classmethod
+    def from_flat(cls, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> "TokenTrie":
+        """The trie of the words whose token ids are ``flat``, ``sizes[i]`` of them for word ``i``."""
+        trie = cls.__new__(cls)
+        trie._build(np.asarray(flat, dtype=np.int64), np.asarray(sizes, dtype=np.int64), vocab)
+        return trie
+
+    def _build(self, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> None:
+        self.vocab = vocab
+        depth = int(sizes.max()) if len(sizes) else 0
+        if len(flat) != int(sizes.sum()):
+            raise ValueError(f"{len(flat):,} token ids for words of {int(sizes.sum()):,} tokens in all")
+        if len(sizes) and sizes.min() == 0:
             raise ValueError(f"word {int(np.argmin(sizes))} has no tokens: a trie word needs one or more")
         if len(flat) and (flat.min() < 0 or flat.max() >= vocab):
             raise ValueError(f"token ids must lie in [0, {vocab}) for a trie over a vocabulary of {vocab:,}")
         starts = np.cumsum(sizes) - sizes
-        node = np.zeros(len(words), dtype=np.int64)  # each word's node so far: the root, 0
+        node = np.zeros(len(sizes), dtype=np.int64)  # each word's node so far: the root, 0
         keys, children, count = [], [], 1
         for d in range(depth):  # one level of prefixes at a time: their distinct (parent, token) pairs
             live = np.flatnonzero(sizes > d)
@@ -125,7 +138,7 @@ class TokenTrie:
         self._keys = keys[order]
         self._children = np.concatenate(children)[order] if children else keys
         self._word = np.full(count, -1, dtype=np.int64)  # the word that ends at a node, -1 for none
-        self._word[node] = np.arange(len(words), dtype=np.int64)
+        self._word[node] = np.arange(len(sizes), dtype=np.int64)
         # the first step, from the root, by a table (every position takes it)
         self._root = np.full(vocab, -1, dtype=np.int64)
         self._root[self._keys[self._keys < vocab]] = self._children[self._keys < vocab]
@@ -205,6 +218,13 @@ class TokenLexicon:
     traditional-to-simplified normaliser, ``iPhone``/``iphone``) become one entry, frequencies summed.
     """
 
+    # the per-word arrays; with the trie's and the dictionary's columns they are the whole lexicon:
+    # length (capped), tag, log weight, hashed row, tokens, summed frequency, first entry
+    _ARRAYS = ("lengths", "tag_ids", "weights", "buckets", "_sizes", "_freqs", "_first")
+    # and per dictionary entry, its word's index (-1: unreadable); the words' token ids, end to end
+    _ENTRY_ARRAYS = ("_entry_word",)
+    _FLAT_ARRAYS = ("_tokens",)
+
     def __init__(self, dictionary: Dictionary, tokenizer, buckets: int, tags: list[str] = LEXICON_TAGS):
         with gc_paused():  # millions of acyclic lists and tuples: the collector's passes over them found nothing
             self._build(dictionary, tokenizer, buckets, tags)
@@ -215,49 +235,94 @@ class TokenLexicon:
         self.bucket_count = buckets
         self.source = dictionary.source
         self.tags = list(tags)
-        tag_index = {t: i for i, t in enumerate(self.tags)}
         entries = list(dictionary)
         # the entries kept as plain columns, not 349,046 DictEntry tuples: the garbage collector
         # walks every tracked object on each full pass, in every process that loads a lexicon head
         # (prediction calls pause it: zhbert.api; training and the caller's own code do not)
         self._columns = tuple(list(column) for column in zip(*entries)) if entries else ([], [], [], [])
         self._counts = (dictionary.duplicates, dictionary.blank_lines)
+        self.unreadable = 0
+        for name in (*self._ARRAYS, *self._ENTRY_ARRAYS, *self._FLAT_ARRAYS):
+            setattr(self, name, np.zeros(0, dtype=np.float32 if name == "weights" else np.int64))
+        self._add_entries(entries, tokenizer)
+
+    def _tag_ids(self, tags: list[str | None]) -> list[int]:
+        """Each tag's index in ``self.tags`` (an entity type as jieba's name tag), 0 for none or unknown."""
+        index = {t: i for i, t in enumerate(self.tags)}
+        return [index.get(ENTITY_TAG_ALIASES.get(t, t), 0) if t else 0 for t in tags]
+
+    def _add_entries(self, entries: list[DictEntry], tokenizer, first_entry: int = 0) -> None:
+        """Add ``entries`` (the dictionary's entries from index ``first_entry`` on, not in ``_columns``'
+        bookkeeping yet) to the word arrays and the trie. A word that tokenises like a word already
+        in the lexicon adds its frequency to that word; the first entry of each new word gives its tag."""
         ids = word_token_ids([e.word for e in entries], tokenizer)
         unk = tokenizer.unk_token_id
+        readable = [j for j, row in enumerate(ids) if row and unk not in row]
+        self.unreadable += len(entries) - len(readable)
+        known = self._find_rows([ids[j] for j in readable])  # index of each readable row in the lexicon so far, or -1
+        n = len(self.lengths)
+        freqs = self._freqs.copy()
         index: dict[str, int] = {}
-        lengths, tag_ids, freqs, bucket, token_rows = [], [], [], [], []
-        self.unreadable = 0
-        for e, row in zip(entries, ids):
-            if not row or unk in row:
-                self.unreadable += 1
+        lengths, tag_ids, added_freqs, bucket, token_rows, first = [], [], [], [], [], []
+        entry_word = np.full(len(entries), -1, dtype=np.int64)
+        changed = set()
+        for j, k in zip(readable, known.tolist()):
+            e, row = entries[j], ids[j]
+            freq = e.freq or DEFAULT_FREQ
+            if k >= 0:
+                freqs[k] += freq
+                changed.add(k)
+                entry_word[j] = k
                 continue
             key = _key(row)
-            freq = e.freq or DEFAULT_FREQ
             k = index.get(key)
             if k is not None:
-                freqs[k] += freq
+                added_freqs[k - n] += freq
+                entry_word[j] = k
                 continue
-            index[key] = len(lengths)
+            index[key] = entry_word[j] = n + len(lengths)
             token_rows.append(row)
             lengths.append(min(len(row), MAX_WORD_TOKENS))
-            tag_ids.append(tag_index.get(ENTITY_TAG_ALIASES.get(e.tag, e.tag), 0) if e.tag else 0)
-            freqs.append(freq)
-            bucket.append(stable_bucket(key, buckets))
-        self.lengths = np.array(lengths, dtype=np.int64)
-        self.tag_ids = np.array(tag_ids, dtype=np.int64)
+            tag_ids.append(e.tag)
+            added_freqs.append(freq)
+            bucket.append(stable_bucket(key, self.bucket_count))
+            first.append(first_entry + j)
+        sizes = np.fromiter(map(len, token_rows), dtype=np.int64, count=len(token_rows))  # tokens per word, uncapped
+        self.lengths = np.concatenate([self.lengths, np.array(lengths, dtype=np.int64)])
+        self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids(tag_ids), dtype=np.int64)])
+        self._freqs = np.concatenate([freqs, np.array(added_freqs, dtype=np.int64)])
         # log-frequency weights: jieba's frequencies span 1 to 10^6, and raw counts would let one
-        # common word drown every other word matched at a character
-        self.weights = np.array([math.log1p(f) for f in freqs], dtype=np.float32)
-        self.buckets = np.array(bucket, dtype=np.int64)
-        self._sizes = np.fromiter(map(len, token_rows), dtype=np.int64, count=len(token_rows))  # tokens per word, uncapped
-        self._trie = TokenTrie(token_rows, len(tokenizer))
-        self._empty = not index
+        # common word drown every other word matched at a character (math.log1p of the summed
+        # count, word by word, so a lexicon grown word by word equals one built at once, bit for bit)
+        weights = np.concatenate([self.weights, np.array([math.log1p(f) for f in added_freqs], dtype=np.float32)])
+        for k in changed:
+            weights[k] = math.log1p(int(self._freqs[k]))
+        self.weights = weights
+        self.buckets = np.concatenate([self.buckets, np.array(bucket, dtype=np.int64)])
+        self._sizes = np.concatenate([self._sizes, sizes])
+        self._first = np.concatenate([self._first, np.array(first, dtype=np.int64)])
+        self._entry_word = np.concatenate([self._entry_word, entry_word])
+        flat = np.fromiter(itertools.chain.from_iterable(token_rows), dtype=np.int64, count=int(sizes.sum()))
+        self._tokens = np.concatenate([self._tokens, flat])
+        self._trie = TokenTrie.from_flat(self._tokens, self._sizes, len(tokenizer))
+        self._empty = not len(self.lengths)
+
+    def _find_rows(self, rows: list[list[int]]) -> np.ndarray:
+        """Each row's index in the lexicon if it is a whole word of it, else -1: one vectorised walk."""
+        out = np.full(len(rows), -1, dtype=np.int64)
+        if not rows or not len(self.lengths):
+            return out
+        n = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
+        tokens = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(n.sum()))
+        row_end = np.cumsum(n)
+        start, size, k = self._trie.find_all(tokens, np.repeat(row_end, n))
+        r = np.searchsorted(row_end, start, side="right")  # the row each match starts in
+        whole = (start == row_end[r] - n[r]) & (size == n[r])
+        out[r[whole]] = k[whole]
+        return out
 
     def __len__(self) -> int:
         return len(self.lengths)
-
-    # the per-word arrays; with the trie's and the dictionary's columns they are the whole lexicon
-    _ARRAYS = ("lengths", "tag_ids", "weights", "buckets", "_sizes")
 
     def to_arrays(self) -> tuple[dict[str, np.ndarray], dict[str, str]]:
         """The lexicon as arrays and string metadata (a safetensors file's contents), so a process
@@ -272,7 +337,7 @@ class TokenLexicon:
             raise ValueError("a dictionary word holds a newline: this lexicon cannot be stored as arrays")
         tag_names = sorted({t for t in tags if t is not None})
         tag_index = {t: i for i, t in enumerate(tag_names)}
-        arrays = {name.lstrip("_"): getattr(self, name) for name in self._ARRAYS}
+        arrays = {name.lstrip("_"): getattr(self, name) for name in (*self._ARRAYS, *self._ENTRY_ARRAYS, *self._FLAT_ARRAYS)}
         arrays.update({f"trie.{k}": v for k, v in self._trie.arrays().items()})
         arrays["dict.words"] = np.frombuffer("\n".join(words).encode("utf-8"), dtype=np.uint8)
         arrays["dict.freqs"] = np.array([-1 if f is None else f for f in freqs], dtype=np.int64)
@@ -289,7 +354,7 @@ class TokenLexicon:
     def from_arrays(cls, arrays: dict[str, np.ndarray], metadata: dict[str, str]) -> "TokenLexicon":
         """The lexicon :meth:`to_arrays` gave: the same arrays, so the same features, bit for bit."""
         lex = cls.__new__(cls)
-        for name in cls._ARRAYS:
+        for name in (*cls._ARRAYS, *cls._ENTRY_ARRAYS, *cls._FLAT_ARRAYS):
             setattr(lex, name, arrays[name.lstrip("_")])
         lex._trie = TokenTrie.from_arrays(int(metadata["vocab"]), {k: arrays[f"trie.{k}"] for k in ("keys", "children", "word", "root")})
         lex.source, lex.bucket_count, lex.tags = metadata["source"], int(metadata["bucket_count"]), json.loads(metadata["tags"])
@@ -299,7 +364,11 @@ class TokenLexicon:
         words = arrays["dict.words"].tobytes().decode("utf-8").split("\n") if n else []
         tag_names = json.loads(metadata["tag_names"]) + [None]  # index -1: no tag
         columns = (words, arrays["dict.freqs"].tolist(), arrays["dict.tags"].tolist(), arrays["dict.lines"].tolist())
-        if any(len(c) != n for c in columns) or any(len(getattr(lex, a)) != len(lex.lengths) for a in cls._ARRAYS):
+        if (
+            any(len(c) != n for c in (*columns, lex._entry_word))
+            or any(len(getattr(lex, a)) != len(lex.lengths) for a in cls._ARRAYS)
+            or len(lex._tokens) != int(lex._sizes.sum())
+        ):
             raise ValueError("lexicon arrays of different lengths")
         with gc_paused():
             lex._columns = (
@@ -354,8 +423,41 @@ class TokenLexicon:
 
     def with_words(self, extra: Dictionary, tokenizer) -> "TokenLexicon":
         """A new lexicon with ``extra``'s words added (a user dictionary in ``prefer`` mode);
-        ``self`` is unchanged, so predictors never share a dictionary."""
-        return TokenLexicon(self.dictionary.merged(extra), tokenizer, self.bucket_count, self.tags)
+        ``self`` is unchanged, so predictors never share a dictionary.
+
+        The same lexicon as one built from ``self.dictionary.merged(extra)``, bit for bit
+        (``tests/test_word_features.py``), but grown from this one: only ``extra``'s words are
+        tokenised and looked up, so a short word list takes a fraction of a second, not the
+        seconds jieba's 349,046 words take to build."""
+        with gc_paused():
+            return self._merged(extra, tokenizer)
+
+    def _merged(self, extra: Dictionary, tokenizer) -> "TokenLexicon":
+        out = copy.copy(self)
+        words, freqs, tags, lines = (list(c) for c in self._columns)
+        position = {w: i for i, w in enumerate(words)}
+        out._freqs, out.tag_ids, out.weights = self._freqs.copy(), self.tag_ids.copy(), self.weights.copy()
+        new = []
+        for word, e in extra.entries.items():  # Dictionary.merged's rule
+            i = position.get(word)
+            if i is None:
+                new.append(e)
+                continue
+            if e.freq is None and e.tag is None:
+                continue  # a bare word the dictionary has keeps its entry
+            k = int(self._entry_word[i])
+            if k >= 0:  # the word's entry replaced: its frequency moves the word's sum; its tag counts if it came first
+                out._freqs[k] += (e.freq or DEFAULT_FREQ) - (freqs[i] or DEFAULT_FREQ)
+                out.weights[k] = math.log1p(int(out._freqs[k]))
+                if self._first[k] == i:
+                    out.tag_ids[k] = out._tag_ids([e.tag])[0]
+            freqs[i], tags[i], lines[i] = e.freq, e.tag, e.line
+        out.source = f"{self.source}+{extra.source}"
+        out._columns = (
+            words + [e.word for e in new], freqs + [e.freq for e in new], tags + [e.tag for e in new], lines + [e.line for e in new]
+        )  # fmt: skip
+        out._add_entries(new, tokenizer, first_entry=len(words))
+        return out
 
 
 _SHARED: dict = {}
