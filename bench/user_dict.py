@@ -3,6 +3,7 @@ word list help on that domain, how fast does a big dictionary load, what does it
 
     python bench/user_dict.py                 # prints the tables for bench/RESULTS.md
     python bench/user_dict.py --model cws-fast --sentences 500
+    python bench/user_dict.py --parts load        # the 1 M-entry load alone
 
 1. **Whole**: domain words (from ``DOMAIN_WORDS``, technical terms the PKU standard never saw)
    spliced into real PKU test sentences; the share of their occurrences that come out as one word.
@@ -27,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
+PARTS = ["whole", "domain", "load", "speed"]
 DOMAIN_WORDS = ["区块链技术", "新冠病毒", "石墨烯", "量子计算机", "人工智能芯片", "北京大学生命科学学院", "碳中和", "云计算平台"]
 
 
@@ -98,6 +100,20 @@ def load_time(tmp: Path) -> tuple[float, int]:
     return time.perf_counter() - start, len(d)
 
 
+def model_load_time(model: str, path: Path) -> tuple[float, float]:
+    """Seconds of ``zhbert.load(model)`` and of ``zhbert.load(model, user_dict=path)``: what a
+    user waits for, with the words also joining a lexicon head's lexicon (warm lexicon cache)."""
+    import zhbert
+
+    zhbert.load(model)  # the imports, and the lexicon cache filled
+    start = time.perf_counter()
+    zhbert.load(model)
+    plain = time.perf_counter() - start
+    start = time.perf_counter()
+    zhbert.load(model, user_dict=str(path))
+    return plain, time.perf_counter() - start
+
+
 def speed(model: str, texts: list[str], user_dict: str | None) -> float:
     import zhbert
 
@@ -113,6 +129,7 @@ def main() -> None:
     ap.add_argument("--model", default="cws")
     ap.add_argument("--sentences", type=int, default=1000, help="PKU test sentences for the whole-word check")
     ap.add_argument("--tmp", default="runs/bench-user-dict")
+    ap.add_argument("--parts", nargs="+", choices=PARTS, default=PARTS, help="the measurements to run (default: all)")
     args = ap.parse_args()
     import torch
 
@@ -124,20 +141,27 @@ def main() -> None:
     tmp = Path(args.tmp)
     tmp.mkdir(parents=True, exist_ok=True)
 
-    hit, total = whole_share(args.model, [s for s in pku if "，" in s][: args.sentences])
-    print(f"| forced domain words whole ({args.model}, PKU test sentences) | {hit:,} / {total:,} = {100 * hit / total:.1f}% |")
-    print("\n| test set | word list | entries | word F1 without | forced | change | preferred | change |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for name, n, base, forced, preferred in domain_rows(args.model, datasets):
-        lst = "MSR training words" if "MSR" in name else "NLPCC-2016 train words seen 2+ times"
-        soft = f"{100 * preferred:.2f} | {100 * (preferred - base):+.2f}" if preferred is not None else "- | -"
-        print(f"| {name} | {lst} | {n:,} | {100 * base:.2f} | {100 * forced:.2f} | {100 * (forced - base):+.2f} | {soft} |")
-    seconds, n = load_time(tmp)
-    print(f"\n| load {n:,} entries (read, validate, build the matcher) | {seconds:.1f} s |")
-    plain = speed(args.model, pku, None)
-    big = speed(args.model, pku, str(tmp / "million.dict"))
-    label = f"{args.model} chars/s, one thread, PKU test: without / with the 1 M-entry dictionary"
-    print(f"| {label} | {plain:,.0f} / {big:,.0f} ({big / plain:.0%}) |")
+    if "whole" in args.parts:
+        hit, total = whole_share(args.model, [s for s in pku if "，" in s][: args.sentences])
+        print(f"| forced domain words whole ({args.model}, PKU test sentences) | {hit:,} / {total:,} = {100 * hit / total:.1f}% |")
+    if "domain" in args.parts:
+        print("\n| test set | word list | entries | word F1 without | forced | change | preferred | change |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
+        for name, n, base, forced, preferred in domain_rows(args.model, datasets):
+            lst = "MSR training words" if "MSR" in name else "NLPCC-2016 train words seen 2+ times"
+            soft = f"{100 * preferred:.2f} | {100 * (preferred - base):+.2f}" if preferred is not None else "- | -"
+            print(f"| {name} | {lst} | {n:,} | {100 * base:.2f} | {100 * forced:.2f} | {100 * (forced - base):+.2f} | {soft} |")
+    if "load" in args.parts:
+        seconds, n = load_time(tmp)
+        print(f"\n| load {n:,} entries (read, validate, build the matcher) | {seconds:.1f} s |")
+        plain, loaded = model_load_time(args.model, tmp / "million.dict")
+        what = f"`zhbert.load({args.model!r}, user_dict=...)` with them (a lexicon head's lexicon too)"
+        print(f"| {what} | {loaded:.1f} s (alone: {plain:.1f} s) |")
+    if "speed" in args.parts:
+        plain = speed(args.model, pku, None)
+        big = speed(args.model, pku, str(tmp / "million.dict"))
+        label = f"{args.model} chars/s, one thread, PKU test: without / with the 1 M-entry dictionary"
+        print(f"| {label} | {plain:,.0f} / {big:,.0f} ({big / plain:.0%}) |")
     print(f"\n{time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores")
 
 

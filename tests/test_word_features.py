@@ -301,7 +301,7 @@ def test_a_user_word_list_grows_the_lexicon_exactly_as_a_full_build(tokenizer, d
     the vocabulary cannot read, and a second list on top of the first."""
     import random
 
-    from lexicon_checks import assert_same_lexicon
+    from lexicon_checks import assert_lexicon_is_reference, assert_same_lexicon, reference_lexicon
 
     from zhbert.dictionary import read_dictionary
     from zhbert.lexicon import TokenLexicon, shared_lexicon
@@ -318,6 +318,7 @@ def test_a_user_word_list_grows_the_lexicon_exactly_as_a_full_build(tokenizer, d
     grown = base.with_words(first, tokenizer)
     built = TokenLexicon(base.dictionary.merged(first), tokenizer, 4096)
     assert_same_lexicon(grown, built)
+    assert_lexicon_is_reference(grown, reference_lexicon(base.dictionary.merged(first), tokenizer, 4096, grown.tags))
     assert len(grown) > len(base) + 1000 and grown.unreadable >= base.unreadable
     assert_same_lexicon(grown.with_words(second, tokenizer), TokenLexicon(built.dictionary.merged(second), tokenizer, 4096))
     # the base lexicon, shared by every predictor of this tokenizer, is untouched

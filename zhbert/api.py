@@ -152,6 +152,7 @@ class _HeadPredictor:
         self.head = model.head
         self.units = None  # web units (zhbert.web_units.WebUnits) a token head decodes around
         self._forced_dictionary = None  # the user dictionary whose words are forced (token heads)
+        self._forced_words = None  # its matcher (heads.user_dict.ForcedWords), built once per dictionary
         self.forced = None  # what decoding enforces: the forced words and, for segmentation, the units
         self.criterion = None  # the annotation standard to tag by (a head trained with criteria); None: its first
 
@@ -166,7 +167,9 @@ class _HeadPredictor:
         if self._forced_dictionary is None and self.units is None:
             self.forced = None
             return
-        forced = ForcedWords(self._forced_dictionary or Dictionary("<none>"), self.head.labels, self.head.scheme, units=self.units)
+        if self._forced_words is None:
+            self._forced_words = ForcedWords(self._forced_dictionary or Dictionary("<none>"), self.head.labels, self.head.scheme)
+        forced = self._forced_words.with_units(self.units)
         self.forced = forced if forced else None
 
     def forcing(self, user_dict) -> "_HeadPredictor":
@@ -179,6 +182,7 @@ class _HeadPredictor:
         self._check_token_head()
         other = copy.copy(self)
         other._forced_dictionary = read_dictionary(user_dict)
+        other._forced_words = None
         other._refresh_forced()
         return other
 
@@ -234,8 +238,8 @@ class _HeadPredictor:
                 f"{self.path} has no lexicon features: use dict_mode='force'"
             )
         if dict_mode == "force":
-            ForcedWords(dictionary, self.head.labels, self.head.scheme)  # checks NER types before anything changes
-            self._forced_dictionary = dictionary
+            words = ForcedWords(dictionary, self.head.labels, self.head.scheme)  # checks NER types before anything changes
+            self._forced_dictionary, self._forced_words = dictionary, words
             self._refresh_forced()
         if has_lexicon:
             self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)

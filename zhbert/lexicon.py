@@ -66,6 +66,17 @@ def stable_bucket(word: str, buckets: int) -> int:
     return zlib.crc32(word.encode("utf-8")) % buckets
 
 
+def _buckets(tokens: np.ndarray, sizes: np.ndarray, buckets: int) -> np.ndarray:
+    """:func:`stable_bucket` of each word's :func:`_key`, from its token ids: the keys' UTF-8
+    written at once (each token one code point in plane 15, four bytes), one CRC-32 per word."""
+    cp = tokens + _BASE
+    utf8 = np.stack([0xF0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3F), 0x80 | ((cp >> 6) & 0x3F), 0x80 | (cp & 0x3F)], axis=1)
+    data = memoryview(utf8.astype(np.uint8).tobytes())
+    ends = (np.cumsum(sizes) * 4).tolist()
+    starts = [0, *ends[:-1]]
+    return np.array([zlib.crc32(data[a:b]) % buckets for a, b in zip(starts, ends)], dtype=np.int64)
+
+
 def word_token_ids(words: list[str], tokenizer) -> list[list[int]]:
     """Each word's token ids, as the tokenizer gives them.
 
@@ -107,13 +118,14 @@ class TokenTrie:
         self._build(flat, sizes, vocab)
 
     @classmethod
-    def from_flat(cls, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> "TokenTrie":
-        """The trie of the words whose token ids are ``flat``, ``sizes[i]`` of them for word ``i``."""
+    def with_ends(cls, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> tuple["TokenTrie", np.ndarray]:
+        """The trie of the rows whose token ids are ``flat``, ``sizes[i]`` of them for row ``i``, and
+        the node each row ends at: equal rows end at the same node (the last of them is its word)."""
         trie = cls.__new__(cls)
-        trie._build(np.asarray(flat, dtype=np.int64), np.asarray(sizes, dtype=np.int64), vocab)
-        return trie
+        ends = trie._build(np.asarray(flat, dtype=np.int64), np.asarray(sizes, dtype=np.int64), vocab)
+        return trie, ends
 
-    def _build(self, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> None:
+    def _build(self, flat: np.ndarray, sizes: np.ndarray, vocab: int) -> np.ndarray:
         self.vocab = vocab
         depth = int(sizes.max()) if len(sizes) else 0
         if len(flat) != int(sizes.sum()):
@@ -142,6 +154,7 @@ class TokenTrie:
         # the first step, from the root, by a table (every position takes it)
         self._root = np.full(vocab, -1, dtype=np.int64)
         self._root[self._keys[self._keys < vocab]] = self._children[self._keys < vocab]
+        return node
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The trie as flat arrays (see :meth:`from_arrays`)."""
@@ -252,74 +265,61 @@ class TokenLexicon:
         return [index.get(ENTITY_TAG_ALIASES.get(t, t), 0) if t else 0 for t in tags]
 
     def _add_entries(self, entries: list[DictEntry], tokenizer, first_entry: int = 0) -> None:
-        """Add ``entries`` (the dictionary's entries from index ``first_entry`` on, not in ``_columns``'
-        bookkeeping yet) to the word arrays and the trie. A word that tokenises like a word already
-        in the lexicon adds its frequency to that word; the first entry of each new word gives its tag."""
-        ids = word_token_ids([e.word for e in entries], tokenizer)
-        unk = tokenizer.unk_token_id
-        readable = [j for j, row in enumerate(ids) if row and unk not in row]
-        self.unreadable += len(entries) - len(readable)
-        known = self._find_rows([ids[j] for j in readable])  # index of each readable row in the lexicon so far, or -1
-        n = len(self.lengths)
-        freqs = self._freqs.copy()
-        index: dict[str, int] = {}
-        lengths, tag_ids, added_freqs, bucket, token_rows, first = [], [], [], [], [], []
-        entry_word = np.full(len(entries), -1, dtype=np.int64)
-        changed = set()
-        for j, k in zip(readable, known.tolist()):
-            e, row = entries[j], ids[j]
-            freq = e.freq or DEFAULT_FREQ
-            if k >= 0:
-                freqs[k] += freq
-                changed.add(k)
-                entry_word[j] = k
-                continue
-            key = _key(row)
-            k = index.get(key)
-            if k is not None:
-                added_freqs[k - n] += freq
-                entry_word[j] = k
-                continue
-            index[key] = entry_word[j] = n + len(lengths)
-            token_rows.append(row)
-            lengths.append(min(len(row), MAX_WORD_TOKENS))
-            tag_ids.append(e.tag)
-            added_freqs.append(freq)
-            bucket.append(stable_bucket(key, self.bucket_count))
-            first.append(first_entry + j)
-        sizes = np.fromiter(map(len, token_rows), dtype=np.int64, count=len(token_rows))  # tokens per word, uncapped
-        self.lengths = np.concatenate([self.lengths, np.array(lengths, dtype=np.int64)])
-        self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids(tag_ids), dtype=np.int64)])
-        self._freqs = np.concatenate([freqs, np.array(added_freqs, dtype=np.int64)])
-        # log-frequency weights: jieba's frequencies span 1 to 10^6, and raw counts would let one
-        # common word drown every other word matched at a character (math.log1p of the summed
-        # count, word by word, so a lexicon grown word by word equals one built at once, bit for bit)
-        weights = np.concatenate([self.weights, np.array([math.log1p(f) for f in added_freqs], dtype=np.float32)])
-        for k in changed:
-            weights[k] = math.log1p(int(self._freqs[k]))
-        self.weights = weights
-        self.buckets = np.concatenate([self.buckets, np.array(bucket, dtype=np.int64)])
-        self._sizes = np.concatenate([self._sizes, sizes])
-        self._first = np.concatenate([self._first, np.array(first, dtype=np.int64)])
-        self._entry_word = np.concatenate([self._entry_word, entry_word])
-        flat = np.fromiter(itertools.chain.from_iterable(token_rows), dtype=np.int64, count=int(sizes.sum()))
-        self._tokens = np.concatenate([self._tokens, flat])
-        self._trie = TokenTrie.from_flat(self._tokens, self._sizes, len(tokenizer))
-        self._empty = not len(self.lengths)
+        """Add ``entries`` (the dictionary's entries from index ``first_entry`` on, not in the word
+        arrays yet) to the word arrays and the trie. A word that tokenises like a word already in
+        the lexicon adds its frequency to that word; the first entry of each new word gives its tag.
 
-    def _find_rows(self, rows: list[list[int]]) -> np.ndarray:
-        """Each row's index in the lexicon if it is a whole word of it, else -1: one vectorised walk."""
-        out = np.full(len(rows), -1, dtype=np.int64)
-        if not rows or not len(self.lengths):
-            return out
-        n = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
-        tokens = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(n.sum()))
-        row_end = np.cumsum(n)
-        start, size, k = self._trie.find_all(tokens, np.repeat(row_end, n))
-        r = np.searchsorted(row_end, start, side="right")  # the row each match starts in
-        whole = (start == row_end[r] - n[r]) & (size == n[r])
-        out[r[whole]] = k[whole]
-        return out
+        Vectorised: one trie is built over the lexicon's words and every new row together, and rows
+        with the same token ids end at the same node, which is what identifies a word."""
+        ids = word_token_ids([e.word for e in entries], tokenizer)
+        sizes_all = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+        flat_all = np.fromiter(itertools.chain.from_iterable(ids), dtype=np.int64, count=int(sizes_all.sum()))
+        readable = sizes_all > 0
+        if tokenizer.unk_token_id is not None:  # a word with an [UNK] inside is left out
+            readable[np.repeat(np.arange(len(ids)), sizes_all)[flat_all == tokenizer.unk_token_id]] = False
+        self.unreadable += int((~readable).sum())
+        rows = np.flatnonzero(readable)  # the readable entries, by index in ``entries``
+        n = len(self.lengths)
+        trie, ends = TokenTrie.with_ends(
+            np.concatenate([self._tokens, flat_all[np.repeat(readable, sizes_all)]]),
+            np.concatenate([self._sizes, sizes_all[rows]]),
+            len(tokenizer),
+        )
+        word_at = trie._word  # the word ending at each node, -1 for none: the lexicon's words first
+        word_at[:] = -1
+        word_at[ends[:n]] = np.arange(n, dtype=np.int64)
+        row_end = ends[n:]
+        fresh = word_at[row_end] < 0
+        nodes, first_seen = np.unique(row_end[fresh], return_index=True)
+        order = np.argsort(first_seen, kind="stable")  # new words in the order of their first entry
+        word_at[nodes[order]] = n + np.arange(len(nodes), dtype=np.int64)
+        trie._word = word_at
+        word = word_at[row_end]  # each readable entry's word
+        first = rows[fresh][first_seen[order]]  # each new word's first entry
+        sizes = sizes_all[first]
+        starts = (np.cumsum(sizes_all) - sizes_all)[first]
+        tokens = flat_all[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()), dtype=np.int64)]
+
+        freqs = np.concatenate([self._freqs, np.zeros(len(first), dtype=np.int64)])
+        np.add.at(freqs, word, np.array([entries[j].freq or DEFAULT_FREQ for j in rows.tolist()], dtype=np.int64))
+        # log-frequency weights: jieba's frequencies span 1 to 10^6, and raw counts would let one
+        # common word drown every other word matched at a character (math.log1p of each summed
+        # count, so a lexicon grown from another equals one built at once, bit for bit)
+        changed = np.unique(word)
+        weights = np.concatenate([self.weights, np.zeros(len(first), dtype=np.float32)])
+        weights[changed] = np.array([math.log1p(f) for f in freqs[changed].tolist()], dtype=np.float32)
+        self.weights, self._freqs = weights, freqs
+        self.lengths = np.concatenate([self.lengths, np.minimum(sizes, MAX_WORD_TOKENS)])
+        self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids([entries[j].tag for j in first.tolist()]), dtype=np.int64)])
+        self.buckets = np.concatenate([self.buckets, _buckets(tokens, sizes, self.bucket_count)])
+        self._sizes = np.concatenate([self._sizes, sizes])
+        self._tokens = np.concatenate([self._tokens, tokens])
+        self._first = np.concatenate([self._first, first_entry + first])
+        entry_word = np.full(len(entries), -1, dtype=np.int64)
+        entry_word[rows] = word
+        self._entry_word = np.concatenate([self._entry_word, entry_word])
+        self._trie = trie
+        self._empty = not len(self.lengths)
 
     def __len__(self) -> int:
         return len(self.lengths)
@@ -437,7 +437,7 @@ class TokenLexicon:
         words, freqs, tags, lines = (list(c) for c in self._columns)
         position = {w: i for i, w in enumerate(words)}
         out._freqs, out.tag_ids, out.weights = self._freqs.copy(), self.tag_ids.copy(), self.weights.copy()
-        new = []
+        new, retagged = [], {}
         for word, e in extra.entries.items():  # Dictionary.merged's rule
             i = position.get(word)
             if i is None:
@@ -450,8 +450,10 @@ class TokenLexicon:
                 out._freqs[k] += (e.freq or DEFAULT_FREQ) - (freqs[i] or DEFAULT_FREQ)
                 out.weights[k] = math.log1p(int(out._freqs[k]))
                 if self._first[k] == i:
-                    out.tag_ids[k] = out._tag_ids([e.tag])[0]
+                    retagged[k] = e.tag
             freqs[i], tags[i], lines[i] = e.freq, e.tag, e.line
+        if retagged:
+            out.tag_ids[list(retagged)] = out._tag_ids(list(retagged.values()))
         out.source = f"{self.source}+{extra.source}"
         out._columns = (
             words + [e.word for e in new], freqs + [e.freq for e in new], tags + [e.tag for e in new], lines + [e.line for e in new]

@@ -24,6 +24,7 @@ a sentence longer than a window) is enforced in neither window.
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 
 import torch
@@ -70,8 +71,21 @@ class ForcedWords:
             self._automaton.make_automaton()
         self.units = units if units is not None and units.kinds and not self.typed else None
 
+    def with_units(self, units) -> "ForcedWords":
+        """The same words (the automaton shared, not built again: a million words take seconds)
+        with ``units`` forced before them (``None``: none)."""
+        out = copy.copy(self)
+        out.units = units if units is not None and units.kinds and not self.typed else None
+        return out
+
     def _add_words(self, dictionary: Dictionary, types: list[str]) -> None:
-        for e in dictionary:
+        entries = list(dictionary)
+        # folded in one pass over all the words (one character to one, so lengths stay)
+        folded = fold_traditional("\n".join(e.word for e in entries)).split("\n") if entries else []
+        if len(folded) != len(entries):  # a word with a line break in it (a list, not a file): one by one
+            folded = [fold_traditional(e.word) for e in entries]
+        add = self._automaton.add_word
+        for e, key in zip(entries, folded):
             tag = None
             if self.typed:
                 if e.tag is None:
@@ -83,7 +97,7 @@ class ForcedWords:
                     where = dictionary.where(e)
                     raise ValueError(f"{where}: type {e.tag!r} of {e.word!r} is not one of this model's types: {', '.join(types)}")
                 tag = e.tag
-            self._automaton.add_word(fold_traditional(e.word), (len(e.word), tag))
+            add(key, (len(e.word), tag))
 
     def __bool__(self) -> bool:
         return bool(self.size or self.units)
