@@ -7,7 +7,7 @@ import re
 import pytest
 
 import zhbert
-from zhbert.dictionary import read_dictionary
+from zhbert.dictionary import jieba_dictionary_path, read_dictionary
 from zhbert.errors import DataFormatError
 
 # ---- dictionary files: what users of jieba / HanLP / LTP report as "my dictionary did not take effect"
@@ -135,7 +135,43 @@ def _insert(sentences, words):
     return out
 
 
-def test_forced_words_never_cut_batch_and_single(pd_sentences):
+@pytest.fixture(params=["automaton", "char-trie"])
+def matcher(request, monkeypatch):
+    """Both forced-word matchers: pyahocorasick's automaton, and CharTrie (large dictionaries)."""
+    import zhbert.heads.user_dict as user_dict
+
+    monkeypatch.setattr(user_dict, "CHAR_TRIE_FROM", 10**9 if request.param == "automaton" else 1)
+    return request.param
+
+
+def test_the_char_trie_forces_what_the_automaton_forces(pd_sentences, monkeypatch):
+    """The two matchers give the same forced spans: jieba's words (overlapping in every
+    sentence), traditional text under a simplified list, and two entries that fold to one key
+    with different types (the last one wins in both)."""
+    import random
+
+    import zhbert.heads.user_dict as user_dict
+    from zhbert.heads.user_dict import ForcedWords
+
+    rng = random.Random(3)
+    jieba_words = [line.split()[0] for line in jieba_dictionary_path().read_text(encoding="utf-8").splitlines()]
+    types = ["PER", "LOC", "ORG"]
+    lines = [f"{w}\t{rng.choice(types)}" for w in rng.sample(jieba_words, 30_000)] + ["台湾\tLOC", "臺灣\tORG", "台积电\tORG"]
+    dictionary = read_dictionary(lines)
+    labels = ["O", *(f"{p}-{t}" for t in types for p in "BIES")]
+    texts = pd_sentences[:300] + ["臺灣的台积电和臺積電在台湾", "", "𠮷野家"]
+    built = {}
+    for name, threshold in (("automaton", 10**9), ("char-trie", 1)):
+        monkeypatch.setattr(user_dict, "CHAR_TRIE_FROM", threshold)
+        built[name] = ForcedWords(dictionary, labels, "BIOES")
+    assert built["automaton"]._automaton is not None and built["char-trie"]._trie is not None
+    spans = {name: [f.spans(t) for t in texts] for name, f in built.items()}
+    assert spans["automaton"] == spans["char-trie"]
+    assert sum(map(len, spans["automaton"])) > 1000
+    assert spans["char-trie"][300][:2] == [(0, 2, "ORG"), (3, 6, "ORG")]  # 臺灣 reads as the last entry of its key
+
+
+def test_forced_words_never_cut_batch_and_single(pd_sentences, matcher):
     texts = _insert([s for s in pd_sentences if "，" in s][:40], DOMAIN_WORDS)
     cws = zhbert.load("cws", user_dict=DOMAIN_WORDS)
     batch = cws(texts, batch_size=8)
@@ -149,7 +185,7 @@ def test_forced_words_never_cut_batch_and_single(pd_sentences):
     assert [cws(t) for t in texts[:10]] == batch[:10]
 
 
-def test_forced_words_change_the_cut_and_predictors_stay_apart():
+def test_forced_words_change_the_cut_and_predictors_stay_apart(matcher):
     text = "这家公司研发的量子计算机芯片获得了碳中和认证。"
     plain, forced = zhbert.load("cws"), zhbert.load("cws", user_dict=["量子计算机", "机芯"])
     before = [w.text for w in plain(text)]
@@ -187,7 +223,7 @@ def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
         zhbert.load("tagging", user_dict=["华为"])
 
 
-def test_a_simplified_word_list_is_forced_in_traditional_text():
+def test_a_simplified_word_list_is_forced_in_traditional_text(matcher):
     """The models read traditional characters as simplified (zhbert/traditional.py), and so does
     forcing: a simplified list keeps 臺積電 and 晶圓製程 whole in traditional text, offsets into it."""
     text = "臺積電發表了新一代晶圓製程"

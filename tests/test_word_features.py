@@ -325,3 +325,32 @@ def test_a_user_word_list_grows_the_lexicon_exactly_as_a_full_build(tokenizer, d
     assert all(np.array_equal(getattr(base, n), a) for n, a in before[0].items())
     assert [list(c) for c in base._columns] == before[1] and base.unreadable == before[2]
     assert "区块链" not in base.dictionary.entries
+
+
+def test_word_token_arrays_fall_back_where_characters_are_not_tokens():
+    """The shortcut (a Han word = its characters' tokens) is taken only when the tokenizer agrees:
+    one that keeps 中国 whole, or reads a character as two tokens, gets every word encoded."""
+    from tokenizers import Regex, Tokenizer, models, normalizers, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    from zhbert.lexicon import word_token_arrays
+
+    vocab = {"[UNK]": 0, "中国": 1, "中": 2, "国": 3, "人": 4, "a": 5, "##b": 6, "龘": 7}
+    words = ["中国", "中国人", "人", "国中", "ab", "中", "龘龘", "人中国"]
+    whole = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    whole.pre_tokenizer = pre_tokenizers.Whitespace()  # 中国 stays one word, one token
+    split = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    bert = normalizers.BertNormalizer(handle_chinese_chars=True, lowercase=False)  # each Han character a word
+    split.normalizer, split.pre_tokenizer = bert, pre_tokenizers.BertPreTokenizer()
+    doubled = Tokenizer(models.WordPiece(vocab, unk_token="[UNK]"))
+    doubled.normalizer = normalizers.Sequence([normalizers.Replace(Regex("国"), "人国"), bert])  # one character, two tokens
+    doubled.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    for backend in (whole, split, doubled):
+        tokenizer = PreTrainedTokenizerFast(tokenizer_object=backend, unk_token="[UNK]")
+        flat, sizes = word_token_arrays(words, tokenizer)
+        expected = [e.ids for e in backend.encode_batch(words, add_special_tokens=False)]
+        assert sizes.tolist() == [len(ids) for ids in expected]
+        assert flat.tolist() == [i for ids in expected for i in ids]
+    assert doubled.encode("国", add_special_tokens=False).ids == [4, 3] and whole.encode("中国").ids == [1]
+    assert split.encode("中国人", add_special_tokens=False).ids == [2, 3, 4]  # the shortcut's case
+    assert word_token_arrays([], tokenizer)[0].tolist() == []

@@ -225,12 +225,17 @@ class _HeadPredictor:
         also join its lexicon. ``prefer``: the words join the lexicon of a head trained with one
         (``--lexicon``) and the model decides. See ``zhbert/heads/user_dict.py``."""
         from .dictionary import read_dictionary
-        from .heads.user_dict import DICT_MODES, ForcedWords
+        from .heads.user_dict import DICT_MODES
 
         if dict_mode not in DICT_MODES:
             raise ValueError(f"dict_mode must be one of {', '.join(DICT_MODES)}, got {dict_mode!r}")
         self._check_token_head()
-        dictionary = read_dictionary(user_dict)
+        with gc_paused():  # a million entries stay alive throughout: each full collection would walk them all
+            self._use_dictionary(read_dictionary(user_dict), dict_mode)
+
+    def _use_dictionary(self, dictionary, dict_mode: str) -> None:
+        from .heads.user_dict import ForcedWords
+
         has_lexicon = self.model.word_features is not None and self.model.word_features.lexicon is not None
         if dict_mode == "prefer" and not has_lexicon:
             raise ValueError(
