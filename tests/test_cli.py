@@ -128,3 +128,22 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     assert bad.returncode == 1 and str(tmp_path) in bad.stderr
     # stored fp16, run fp32 in plain transformers as well (config dtype float32): no silent 100x-slower fp16 on CPU
     assert BertForMaskedLM.from_pretrained(tmp_path / "half").dtype == torch.float32
+
+
+def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
+    """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
+    PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""
+    import zhbert.cli as cli
+
+    monkeypatch.setattr(cli, "PREDICT_CHUNK_CHARS", 150)
+    rows = iter(enumerate(pd_sentences[:60], start=1))
+    chunks = []
+    while chunk := cli._next_chunk(rows, 8):
+        chunks.append(chunk)
+    assert [r for c in chunks for r in c] == list(enumerate(pd_sentences[:60], start=1))  # all, in order, once
+    for c in chunks[:-1]:
+        chars = sum(len(t) for _, t in c)
+        assert len(c) == 8 or (chars >= 150 and chars - len(c[-1][1]) < 150)
+    assert any(len(c) < 8 for c in chunks[:-1])  # the character cap did cut some
+    pairs = iter([(1, ("今天天气很好", "今天是晴天")), (2, ("北京", "上海"))])
+    assert cli._next_chunk(pairs, 1) == [(1, ("今天天气很好", "今天是晴天"))]

@@ -4,7 +4,6 @@ Python function so everything the CLI does is also importable."""
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import sys
 import time
@@ -241,6 +240,19 @@ def _result_json(pred, item, result) -> dict:
 
 
 MAX_PREDICT_LINE = 1_000_000
+PREDICT_CHUNK_CHARS = 200_000  # characters passed to the model per call at most, whatever --batch-size says
+
+
+def _next_chunk(rows, size: int) -> list:
+    """The next ``size`` rows of ``rows`` (``(line number, text or pair)``), fewer once they hold
+    :data:`PREDICT_CHUNK_CHARS` characters: memory stays bounded with long lines."""
+    chunk, chars = [], 0
+    for row in rows:  # a for loop's break leaves the generator open: the next call goes on from here
+        chunk.append(row)
+        chars += len(row[1]) if isinstance(row[1], str) else sum(map(len, row[1]))
+        if len(chunk) >= size or chars >= PREDICT_CHUNK_CHARS:
+            break
+    return chunk
 
 
 def _read_inputs(file: str, pairs: bool):
@@ -303,7 +315,11 @@ def _read_inputs(file: str, pairs: bool):
 def predict(
     model: str = typer.Option(..., "--model", help="bundled model name or a model folder"),
     file: str = typer.Argument("-", help="input file, one text per line (pairs: a<TAB>b), or - for stdin"),
-    batch_size: int = typer.Option(32, help="texts per batch"),
+    batch_size: int = typer.Option(
+        256,
+        help="texts passed to the model per call (at most 200,000 characters); the model batches them by its token budget. "
+        "Typed at a terminal, each line is answered at once",
+    ),
     person_names: str = typer.Option(
         "split", help="segmentation models: split (the PKU standard: surname / given name) or whole (one word, found by the ner model)"
     ),
@@ -335,7 +351,9 @@ def predict(
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion)
         rows = _read_inputs(file, pairs=isinstance(pred, Matcher))
-        chunk = list(itertools.islice(rows, batch_size))  # the first batch: a bad file fails before any output
+        if file == "-" and sys.stdin.isatty():
+            batch_size = 1  # someone typing: an answer per line, not per 256
+        chunk = _next_chunk(rows, batch_size)  # the first batch: a bad file fails before any output
     except (ZhbertError, OSError, ValueError) as e:
         _fail(str(e))
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
@@ -361,7 +379,7 @@ def predict(
         bar.update(len(chunk))
         done += len(chunk)
         try:
-            chunk = list(itertools.islice(rows, batch_size))
+            chunk = _next_chunk(rows, batch_size)
         except (ZhbertError, OSError, ValueError) as e:  # a bad line further on: what came before is written
             bar.close()
             _fail(f"{e} (the {done:,} lines before it were written)")
