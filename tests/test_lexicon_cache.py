@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
+from safetensors import safe_open
 from lexicon_checks import assert_same_lexicon
 
 from zhbert import lexicon_cache
@@ -53,7 +54,10 @@ def test_a_cached_jieba_lexicon_is_the_built_one_bit_for_bit(cache, tokenizer, p
     built = TokenLexicon(_read_jieba(path), tokenizer, 16384)
     monkeypatch.setattr(lexicon_module, "_SHARED", {})
     first = shared_lexicon("jieba", tokenizer, 16384)  # builds and writes
-    assert len(list(cache.glob("lexicon-*.safetensors"))) == 1
+    (stored,) = cache.glob("lexicon-*.safetensors")
+    with safe_open(str(stored), framework="numpy") as f:  # stored narrow, read back as int64
+        assert f.get_slice("tokens").get_dtype() == "I16" and f.get_slice("trie.keys").get_dtype() == "I64"
+    assert stored.stat().st_size < 32_000_000
     monkeypatch.setattr(lexicon_module, "_SHARED", {})
     with monkeypatch.context() as m:
         m.setattr(TokenLexicon, "_build", lambda *a: pytest.fail("built again: the cache was not read"))

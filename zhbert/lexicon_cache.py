@@ -29,8 +29,8 @@ from .lexicon import TokenLexicon, file_sha256, tokenizer_sha256
 __all__ = ["cache_dir", "cached_lexicon", "lexicon_cache_key", "KEEP"]
 
 logger = logging.getLogger("zhbert")
-FORMAT = 1
-KEEP = 4  # lexicon files kept (52 MB each for jieba under the bundled tokenizer): one per tokenizer a user switches between
+FORMAT = 2  # 2: integer arrays stored in the narrowest of int16 / int32 that holds them (about half the bytes)
+KEEP = 4  # lexicon files kept (29 MB each for jieba under the bundled tokenizer): one per tokenizer a user switches between
 _SUBDIR = "lexicon"
 # what a lexicon is built by: a change to any of them changes every key
 _BUILDERS = ("lexicon.py", "dictionary.py", "text.py")
@@ -95,7 +95,26 @@ def _read(path: Path, key: str) -> TokenLexicon:
             raise ValueError(f"its key is {metadata.get('key', 'missing')!r}, not this lexicon's")
         # copies, not views of the mapped file: a later writer's rename must not change them
         arrays = {name: np.array(f.get_tensor(name)) for name in f.keys()}
+    for name in json.loads(metadata.get("narrowed", "[]")):
+        arrays[name] = arrays[name].astype(np.int64)
     return TokenLexicon.from_arrays(arrays, metadata)
+
+
+def _narrowed(arrays: dict) -> tuple[dict, list[str]]:
+    """``arrays`` with each int64 array stored in the narrowest of int16 / int32 that holds its
+    values, and the names of those arrays (read back as int64: the lexicon computes in int64)."""
+    import numpy as np
+
+    out, names = dict(arrays), []
+    for name, a in arrays.items():
+        if a.dtype != np.int64 or not a.size:
+            continue
+        low, high = int(a.min()), int(a.max())
+        for dtype in (np.int16, np.int32):
+            if np.iinfo(dtype).min <= low and high <= np.iinfo(dtype).max:
+                out[name], names = a.astype(dtype), [*names, name]
+                break
+    return out, names
 
 
 def _write(lexicon: TokenLexicon, path: Path, key: str) -> None:
@@ -106,12 +125,13 @@ def _write(lexicon: TokenLexicon, path: Path, key: str) -> None:
     except ValueError as e:
         logger.info("lexicon not cached: %s", e)
         return
+    arrays, narrowed = _narrowed(arrays)
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
         os.close(fd)
-        save_file(arrays, tmp, metadata={**metadata, "key": key})
+        save_file(arrays, tmp, metadata={**metadata, "key": key, "narrowed": json.dumps(narrowed)})
         os.chmod(tmp, 0o644)  # mkstemp's 0600 would hide a shared cache folder's files from other users
         os.replace(tmp, path)
         tmp = None

@@ -30,26 +30,4 @@ def __getattr__(name: str):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = [
-    "read_char_tagged",
-    "read_msra_ner",
-    "read_corpus",
-    "read_ocnli",
-    "read_pair_tsv",
-    "read_pawsx",
-    "read_sts",
-    "read_peoples_daily",
-    "peoples_daily_path",
-    "remove_overlap",
-    "read_lines",
-    "read_segmented",
-    "read_cluener",
-    "read_smp2020_ewect",
-    "read_nlpcc2014_emotion",
-    "read_clue_emotion",
-    "drop_overlap",
-    "DataFormatError",
-    "shared_dir",
-    "dataset_path",
-    "corpora_dir",
-]
+__all__ = [*_READERS, "DataFormatError"]
