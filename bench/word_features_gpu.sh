@@ -36,7 +36,9 @@ for m in sorted(work.glob("*/metrics.json")):
     if m.parent.name == "test":
         continue
     r = json.loads(m.read_text())
-    tests = {t.parent.name: json.loads(t.read_text())["score"] for t in work.glob(f"test/{m.parent.name}-*/metrics.json")}
+    # the test sets by exact name: a prefix glob would give run "a" the scores of run "a-lr2e-4" too
+    names = {f"{m.parent.name}-{s}" for s in ("msra", "msra-bio", "news+weibo")}
+    tests = {t.parent.name: json.loads(t.read_text())["score"] for t in work.glob("test/*/metrics.json") if t.parent.name in names}
     rows.append((m.parent.name, r["scored_on"], r["score"], tests))
     print(f"{m.parent.name:24s} {r['scored_on']:5s} {r['score']:.4f} {tests}")
 for task in ("ner", "cws"):

@@ -193,8 +193,15 @@ def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train:
     path = _encoder_path(args.distill_from)
     teacher = load_head(path)
     check_teacher(teacher, load_tokenizer(path), model, tokenizer, path)
-    logger.info("--distill_from %s: the teacher reads %d training examples", path, len(train))
-    return with_teacher_logits(teacher, model, tokenizer, train, temperature=args.distill_temperature)
+    if torch.cuda.is_available():  # one pass of a large teacher over the training set: minutes on a CPU, seconds here
+        teacher.to("cuda")
+    logger.info("--distill_from %s: the teacher reads %d training examples on %s", path, len(train), teacher.device)
+    try:
+        return with_teacher_logits(teacher, model, tokenizer, train, temperature=args.distill_temperature)
+    finally:
+        del teacher
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()  # the student trains in the memory the teacher held
 
 
 def dev_scorer(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, evaluate):
