@@ -30,7 +30,7 @@ __all__ = ["cache_dir", "cached_lexicon", "lexicon_cache_key", "KEEP"]
 
 logger = logging.getLogger("zhbert")
 FORMAT = 2  # 2: integer arrays stored in the narrowest of int16 / int32 that holds them (about half the bytes)
-KEEP = 4  # lexicon files kept (29 MB each for jieba under the bundled tokenizer): one per tokenizer a user switches between
+KEEP = 4  # lexicon files kept (25 MB each for jieba under the bundled tokenizer): one per tokenizer a user switches between
 _SUBDIR = "lexicon"
 # what a lexicon is built by: a change to any of them changes every key
 _BUILDERS = ("lexicon.py", "dictionary.py", "text.py")
