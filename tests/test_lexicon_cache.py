@@ -8,8 +8,8 @@ import shutil
 
 import numpy as np
 import pytest
-from safetensors import safe_open
 from lexicon_checks import assert_same_lexicon
+from safetensors import safe_open
 
 from zhbert import lexicon_cache
 from zhbert.dictionary import jieba_dictionary_path, read_dictionary
