@@ -128,6 +128,16 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     assert bad.returncode == 1 and str(tmp_path) in bad.stderr
     # stored fp16, run fp32 in plain transformers as well (config dtype float32): no silent 100x-slower fp16 on CPU
     assert BertForMaskedLM.from_pretrained(tmp_path / "half").dtype == torch.float32
+    # --trim-vocab: the vocabulary's never-emitted tail gone, the kept tokens' logits those of the untrimmed copy
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", str(tiny_encoder), str(tmp_path / "trim"), "--trim-vocab"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    trimmed = zhbert.load(str(tmp_path / "trim"))
+    size = trimmed.model.config.vocab_size
+    assert size == len(trimmed.tokenizer) < 0.7 * len(a.tokenizer)
+    torch.testing.assert_close(trimmed.model(input_ids=ids).logits, b.model(input_ids=ids).logits[..., :size], atol=0, rtol=0)
 
 
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):

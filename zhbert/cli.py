@@ -53,12 +53,15 @@ def export(
     dest: Path = typer.Argument(..., help="where to write the copy (replaced when complete)"),
     fp16: bool = typer.Option(True, help="store weights as fp16 (zhbert loads them as fp32)"),
     trained_length: Optional[int] = typer.Option(None, help="the encoder's pretraining length, recorded when the folder lacks it"),
+    trim_vocab: bool = typer.Option(
+        False, help="leave out the vocabulary rows at its end that the tokenizer never emits (same outputs, smaller file)"
+    ),
 ) -> None:
     """Copy a model folder for shipping, weights in fp16 safetensors."""
     from .export import export_model
 
     try:
-        out = export_model(source, dest, fp16, trained_length)
+        out = export_model(source, dest, fp16, trained_length, trim_vocab)
     except (OSError, ValueError) as e:
         _fail(str(e))
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6

@@ -20,10 +20,13 @@ WEIGHTS = "model.safetensors"
 TOKENIZER_FILES = {"tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"}
 
 
-def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_length: int | None = None) -> Path:
+def export_model(
+    src: str | Path, dst: str | Path, fp16: bool = True, trained_length: int | None = None, trim_vocab: bool = False
+) -> Path:
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
-    pretraining length, when the folder cannot tell)."""
+    pretraining length, when the folder cannot tell). ``trim_vocab``: leave out the vocabulary
+    rows at its end that the tokenizer never emits (:mod:`zhbert.vocab_trim`); the same outputs."""
     from .models_registry import POS_MARKER, resolve_model_path
 
     src, dst = resolve_model_path(str(src)), Path(dst)  # a bundled model's name or a folder
@@ -60,8 +63,10 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_le
         if KEY not in config:
             config[KEY] = {"max_length": trained_length or encoder_trained_length(config, src), "normalizer": normalizer_name(tokenizer)}
         save_tokenizer(tokenizer, staging, max_length=config[KEY].get("max_length"))
-    (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     tensors = load_file(str(src / WEIGHTS))
+    if trim_vocab:
+        tensors = _trimmed(src, staging, config, tensors)
+    (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if fp16:
         tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in tensors.items()}
         config = json.loads((staging / "config.json").read_text(encoding="utf-8"))
@@ -73,3 +78,19 @@ def export_model(src: str | Path, dst: str | Path, fp16: bool = True, trained_le
     shutil.rmtree(dst, ignore_errors=True)
     staging.rename(dst)
     return dst
+
+
+def _trimmed(src: Path, staging: Path, config: dict, tensors: dict) -> dict:
+    """The weights and the staged tokenizer without the vocabulary's never-emitted tail; ``config``'s
+    ``vocab_size`` updated in place."""
+    from .vocab_trim import emitted_vocab_size, trim_tensors, trim_tokenizer_file
+
+    if not (staging / "tokenizer.json").is_file() or "vocab_size" not in config:
+        raise ValueError(f"{src}: --trim-vocab needs a tokenizer.json and a vocab_size in config.json")
+    old, size = int(config["vocab_size"]), emitted_vocab_size(load_tokenizer(src))
+    if size > old:
+        raise ValueError(f"{src}: the tokenizer emits ids up to {size - 1:,}, past the model's {old:,} rows")
+    tensors = trim_tensors(tensors, old, size)
+    trim_tokenizer_file(staging / "tokenizer.json", size)
+    config["vocab_size"] = size
+    return tensors
