@@ -1,11 +1,11 @@
 """The vocabulary rows a model can never read, and a copy of its weights without them.
 
-BERT's Chinese vocabulary (21,128 tokens, kept by zhbert's tokenizer) ends with 7,401 continuation
+BERT's Chinese vocabulary (21,128 tokens, kept by zhbert's tokenizer) ends with 7,404 continuation
 pieces such as ``##中`` or ``##（``: a WordPiece token for a character that continues a word. The
 pre-tokenizer makes every Han character, punctuation mark and symbol a word of its own, and the
 normaliser rewrites full-width forms, so no text ever yields them (7.5 M characters of the corpora,
-bench/LOG.md, forty-sixth session). Their embedding rows are a third of each 4 x 256 encoder's
-weights: 3.8 MB in fp16 that prediction never reads.
+bench/LOG.md, forty-sixth session). Their embedding rows are 35% of the vocabulary and a fifth of a
+4 x 256 model's weights: 3.8 MB in fp16 that prediction never reads.
 
 Only a block at the *end* of the vocabulary is cut, so every token the tokenizer can emit keeps its
 id: a lexicon head's word buckets (hashed from token ids) stay where they are and a trimmed model
