@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from zhbert.export import export_model
+from zhbert.model_info import describe
 from zhbert.models_registry import resolve_model_path
 from zhbert.vocab_trim import emitted_vocab_size, trim_tensors
 
@@ -44,6 +45,8 @@ def test_a_trimmed_ner_gives_the_same_spans_and_scores(trimmed, pd_sentences, we
     assert small.tokenizer(texts)["input_ids"] == bundled.tokenizer(texts)["input_ids"]
     config = json.loads((trimmed["ner"] / "config.json").read_text(encoding="utf-8"))
     assert config["vocab_size"] == len(small.tokenizer) == TRIMMED_SIZE
+    assert describe("ner")["vocab_never_emitted"] == 21_128 - TRIMMED_SIZE  # `zhbert info` tells a user
+    assert "vocab_never_emitted" not in describe(str(trimmed["ner"]))
     saved = (resolve_model_path("ner") / "model.safetensors").stat().st_size - (trimmed["ner"] / "model.safetensors").stat().st_size
     assert abs(saved - (21_128 - TRIMMED_SIZE) * 256 * 2) < 4096  # the rows, in fp16 (and a header a little shorter)
 

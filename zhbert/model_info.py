@@ -59,11 +59,24 @@ def describe(name_or_path: str) -> dict:
         "heads": config.num_attention_heads,
         "intermediate": config.intermediate_size,
         "vocab_size": config.vocab_size,
+        **_never_emitted(path, config.vocab_size),
         "max_position_embeddings": config.max_position_embeddings,
         "parameters": count_parameters(model),
         **criteria,
         **soup,
     }
+
+
+def _never_emitted(path, vocab_size: int) -> dict:
+    """The vocabulary rows at the end that the folder's tokenizer never produces, which
+    ``zhbert export --trim-vocab`` leaves out (:mod:`zhbert.vocab_trim`); nothing when there are none."""
+    from .tokenizer import load_tokenizer
+    from .vocab_trim import emitted_vocab_size
+
+    if not (path / "tokenizer.json").is_file():
+        return {}
+    rows = vocab_size - emitted_vocab_size(load_tokenizer(path))
+    return {"vocab_never_emitted": rows, "trim": "zhbert export --trim-vocab leaves them out"} if rows > 0 else {}
 
 
 def _describe_pos(path) -> dict:
