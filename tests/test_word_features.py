@@ -12,7 +12,7 @@ import torch
 import zhbert
 from zhbert.errors import ModelLoadError
 from zhbert.heads import HeadConfig, load_head, new_head, predict_tags, save_head
-from zhbert.lexicon import SETS, TokenTrie, _key, word_token_ids
+from zhbert.lexicon import SETS, TokenTrie, _key, unique_first, unique_inverse, unique_values, word_token_ids
 
 
 def _head(**kw) -> HeadConfig:
@@ -354,3 +354,24 @@ def test_word_token_arrays_fall_back_where_characters_are_not_tokens():
     assert doubled.encode("国", add_special_tokens=False).ids == [4, 3] and whole.encode("中国").ids == [1]
     assert split.encode("中国人", add_special_tokens=False).ids == [2, 3, 4]  # the shortcut's case
     assert word_token_arrays([], tokenizer)[0].tolist() == []
+
+
+def test_the_lexicons_table_uniques_are_numpys():
+    """unique_values / unique_inverse / unique_first (a lookup table instead of a sort where the values
+    are small) give what np.unique gives, dtypes included; large, negative or empty inputs take np.unique."""
+    rng = np.random.default_rng(0)
+    cases = [
+        rng.integers(0, 50, 1000),
+        rng.integers(0x4E00, 0x9FFF, 200_000).astype(np.uint32),  # code points, as CharTrie reads them
+        rng.integers(-5, 5, 100),
+        rng.integers(0, 1 << 40, 1000),
+        np.zeros(0, dtype=np.int64),
+        np.array([7]),
+    ]
+    for v in cases:
+        want_u, want_first, want_inv = np.unique(v, return_index=True, return_inverse=True)
+        u, inv = unique_inverse(v)
+        assert u.dtype == want_u.dtype and np.array_equal(u, want_u) and np.array_equal(inv, want_inv.reshape(-1))
+        u, first = unique_first(v)
+        assert np.array_equal(u, want_u) and np.array_equal(first, want_first)
+        assert np.array_equal(unique_values(v), want_u) and unique_values(v).dtype == want_u.dtype

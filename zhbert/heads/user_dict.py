@@ -62,11 +62,11 @@ class CharTrie:
     words on. A word listed twice (after folding) keeps its last entry, as the automaton does."""
 
     def __init__(self, keys: list[str]):
-        from ..lexicon import TokenTrie
+        from ..lexicon import TokenTrie, unique_inverse
 
         codes = np.frombuffer("".join(keys).encode("utf-32-le"), dtype=np.uint32)
         sizes = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
-        self.chars, dense = np.unique(codes, return_inverse=True)
+        self.chars, dense = unique_inverse(codes)
         self.trie, ends = TokenTrie.with_ends(dense.astype(np.int64).ravel(), sizes, len(self.chars))
         self.trie._word[:] = -1
         np.maximum.at(self.trie._word, ends, np.arange(len(keys), dtype=np.int64))  # the last of equal keys
