@@ -55,6 +55,7 @@ def export_model(
         from .heads.model import stock_architecture
 
         config["architectures"] = [stock_architecture(HeadConfig.from_dict(head)) or "ZhBertForTask"]
+    tokenizer = None
     if (src / "tokenizer.json").is_file() or (src / "vocab.txt").is_file():
         tokenizer = load_tokenizer(src)  # converts the tokenizer of a folder older zhbert made
         for f in staging.iterdir():
@@ -65,7 +66,7 @@ def export_model(
         save_tokenizer(tokenizer, staging, max_length=config[KEY].get("max_length"))
     tensors = load_file(str(src / WEIGHTS))
     if trim_vocab:
-        tensors = _trimmed(src, staging, config, tensors)
+        tensors = _trimmed(src, staging, config, tensors, tokenizer)
     (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     if fp16:
         tensors = {k: (v.half() if v.is_floating_point() else v).contiguous() for k, v in tensors.items()}
@@ -80,14 +81,14 @@ def export_model(
     return dst
 
 
-def _trimmed(src: Path, staging: Path, config: dict, tensors: dict) -> dict:
+def _trimmed(src: Path, staging: Path, config: dict, tensors: dict, tokenizer) -> dict:
     """The weights and the staged tokenizer without the vocabulary's never-emitted tail; ``config``'s
     ``vocab_size`` updated in place."""
     from .vocab_trim import emitted_vocab_size, trim_tensors, trim_tokenizer_file
 
-    if not (staging / "tokenizer.json").is_file() or "vocab_size" not in config:
+    if tokenizer is None or not (staging / "tokenizer.json").is_file() or "vocab_size" not in config:
         raise ValueError(f"{src}: --trim-vocab needs a tokenizer.json and a vocab_size in config.json")
-    old, size = int(config["vocab_size"]), emitted_vocab_size(load_tokenizer(src))
+    old, size = int(config["vocab_size"]), emitted_vocab_size(tokenizer)
     if size > old:
         raise ValueError(f"{src}: the tokenizer emits ids up to {size - 1:,}, past the model's {old:,} rows")
     tensors = trim_tensors(tensors, old, size)

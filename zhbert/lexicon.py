@@ -66,15 +66,6 @@ def _table_fits(values: np.ndarray) -> bool:
     return bool(len(values)) and int(values.min()) >= 0 and int(values.max()) < 2 * len(values) + (1 << 21)
 
 
-def unique_values(values: np.ndarray) -> np.ndarray:
-    """``np.unique(values)`` of integers; by a table when :func:`_table_fits` (no sort, no hash)."""
-    if not _table_fits(values):
-        return np.unique(values)
-    present = np.zeros(int(values.max()) + 1, dtype=bool)
-    present[values] = True
-    return np.flatnonzero(present).astype(values.dtype)
-
-
 def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``np.unique(values, return_inverse=True)`` of integers: the sorted distinct values and each
     value's index among them. By a table when :func:`_table_fits`: the 5 M characters of a 1 M-word
@@ -85,6 +76,11 @@ def unique_inverse(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     present[values] = True
     rank = np.cumsum(present) - 1
     return np.flatnonzero(present).astype(values.dtype), rank[values]
+
+
+def unique_values(values: np.ndarray) -> np.ndarray:
+    """``np.unique(values)`` of integers (:func:`unique_inverse`'s first half: a table, no sort, where it fits)."""
+    return unique_inverse(values)[0]
 
 
 def unique_first(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

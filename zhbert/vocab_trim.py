@@ -36,10 +36,9 @@ def emitted_vocab_size(tokenizer) -> int:
     :data:`PROBES`, and (2) encoding each probe followed by the piece does not yield. The first
     token from the end that fails either stops the cut; a tokenizer that is not WordPiece is not cut."""
     backend = tokenizer.backend_tokenizer
-    model = json.loads(backend.to_str())["model"]
-    if model.get("type") != "WordPiece":
+    if type(backend.model).__name__ != "WordPiece":
         return len(tokenizer)
-    prefix = model.get("continuing_subword_prefix") or "##"
+    prefix = backend.model.continuing_subword_prefix or "##"
     by_id = {i: t for t, i in tokenizer.get_vocab().items()}
     special = {int(i) for i in backend.get_added_tokens_decoder()}
     size = max(by_id) + 1
