@@ -212,6 +212,14 @@ class RecipeArguments:
         default=0,
         metadata={"help": "end on the mean of the weights at the ends of the last N epochs (checkpoint averaging; 0: the last weights)"},
     )
+    save_steps: int = field(
+        default=0,
+        metadata={
+            "help": "checkpoint every N optimizer steps and at every epoch's end into OUTPUT/checkpoints (the newest two "
+            "complete ones kept); a rerun of the same command resumes from the last, and one with other settings or "
+            "data is refused (0: no checkpoints)"
+        },
+    )
     output_dir: str = field(
         default="runs/recipe", metadata={"help": "folder for model/ and metrics.json (also --output)", "aliases": ["--output", "-o"]}
     )

@@ -168,7 +168,7 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
         check_unk_share(train, tokenizer, args.max_unk_rate)
         if args.distill_from:
             train = _with_teacher(args, model, tokenizer, train)
-        fine_tune(model, tokenizer, train, cfg, at_epoch_end)
+        fine_tune(model, tokenizer, train, cfg, at_epoch_end, run_key=_run_key(args, model))
     if args.distill_from:
         mix = f"--distill_alpha {args.distill_alpha}, --distill_temperature {args.distill_temperature}"
         note = f"soft targets from {args.distill_from} ({mix})"
@@ -184,6 +184,14 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
         return data
     logger.info(note)
     return replace(data, notes=[*data.notes, note])
+
+
+def _run_key(args: RecipeArguments, model: ZhBertForTask) -> dict:
+    """What defines a training run beyond its schedule and examples (``--save_steps``' resume checks it):
+    where the weights start, the head, and the settings read during training."""
+    start = "random init" if args.random_init else args.encoder
+    during = {k: getattr(args, k) for k in ("best_epoch_on_dev", "average_last_epochs", "distill_from")}
+    return {"start": start, "head": asdict(model.head), **during}
 
 
 def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train: list[dict]) -> list[dict]:
@@ -512,6 +520,8 @@ def predict_test_spans(
 
 
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:
+    if args.save_steps < 0:
+        raise ValueError(f"--save_steps must be 0 (no checkpoints) or more, got {args.save_steps}")
     if not args.distill_from:
         defaults = {f.name: f.default for f in fields(RecipeArguments)}
         given = [f"--{k}" for k in ("distill_alpha", "distill_temperature") if getattr(args, k) != defaults[k]]
@@ -533,6 +543,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         distill_alpha=args.distill_alpha if args.distill_from else 0.0,
         distill_temperature=args.distill_temperature,
         seed=args.seed,
+        save_steps=args.save_steps,
     )
 
 

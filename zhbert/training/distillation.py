@@ -23,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import torch
 from tqdm.auto import tqdm
-from transformers import Trainer
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..heads.criteria import segment_ids
 from ..heads.inputs import window_batch
+from .sampling import FineTuneTrainer
 
 __all__ = ["check_teacher", "with_teacher_logits", "distillation_loss", "DistillationTrainer"]
 
@@ -107,7 +107,7 @@ def distillation_loss(model: ZhBertForTask, inputs: dict, alpha: float, temperat
     return (1 - alpha) * out.loss + alpha * soft
 
 
-class DistillationTrainer(Trainer):
+class DistillationTrainer(FineTuneTrainer):
     """``Trainer`` whose loss is :func:`distillation_loss`."""
 
     def __init__(self, *args, distill_alpha: float, distill_temperature: float, **kwargs):

@@ -12,7 +12,8 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import torch
 from datasets import Dataset
@@ -20,7 +21,10 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..model_soup import mean_state_dict
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_errors
 from .distillation import DistillationTrainer
+from .finetune_resume import EpochStateInCheckpoints, SaveAtEpochEnd, examples_digest, finished, resume_checkpoint
+from .sampling import FineTuneTrainer
 
 __all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings", "rdrop_loss"]
 
@@ -46,7 +50,7 @@ class FinetuneConfig:
     distill_alpha: float = 0.0  # > 0: examples carry teacher_logits; this weight on the soft-target KL (distillation.py)
     distill_temperature: float = 1.0  # softens both tag distributions in that KL
     logging_steps: int = 50
-    save_steps: int = 0  # 0: no intermediate checkpoints
+    save_steps: int = 0  # > 0: checkpoint every N steps and at epoch ends; a rerun resumes (finetune_resume.py); 0: none
 
 
 def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
@@ -105,6 +109,7 @@ def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) ->
         logging_steps=cfg.logging_steps,
         save_strategy="steps" if cfg.save_steps else "no",
         save_steps=cfg.save_steps or 500,
+        save_total_limit=2,  # the previous complete checkpoint survives while the next is written
         seed=cfg.seed,
         data_seed=cfg.seed,
         report_to=[],
@@ -149,6 +154,14 @@ class KeepBestEpoch(TrainerCallback):
         if self.best_state is not None:
             self.model.load_state_dict(self.best_state)
 
+    def tensors(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """What a checkpoint keeps of this callback (``finetune_resume.EpochStateInCheckpoints``)."""
+        return dict(self.best_state or {}), {"scores": self.scores}
+
+    def load_tensors(self, tensors: dict[str, torch.Tensor], meta: dict) -> None:
+        self.scores = [float(v) for v in meta["scores"]]
+        self.best_state = tensors or None
+
 
 class AverageLastEpochs(TrainerCallback):
     """End on the mean of the weights at the ends of the last ``k`` epochs (checkpoint averaging,
@@ -171,6 +184,19 @@ class AverageLastEpochs(TrainerCallback):
         if not self.states:
             return
         self.model.load_state_dict(mean_state_dict(self.states))
+
+    def tensors(self) -> tuple[dict[str, torch.Tensor], dict]:
+        """What a checkpoint keeps of this callback (``finetune_resume.EpochStateInCheckpoints``)."""
+        flat = {f"{i}/{name}": value for i, state in enumerate(self.states) for name, value in state.items()}
+        return flat, {"epochs": self.epochs, "kept": len(self.states)}
+
+    def load_tensors(self, tensors: dict[str, torch.Tensor], meta: dict) -> None:
+        states: list[dict[str, torch.Tensor]] = [{} for _ in range(int(meta["kept"]))]
+        for key, value in tensors.items():
+            i, name = key.split("/", 1)
+            states[int(i)][name] = value
+        self.states = deque(states, maxlen=self.k)
+        self.epochs = int(meta["epochs"])
 
 
 @contextlib.contextmanager
@@ -196,7 +222,7 @@ def perturbed_embeddings(model: ZhBertForTask, epsilon: float):
             table[rows] = kept
 
 
-class _AdversarialTrainer(Trainer):
+class _AdversarialTrainer(FineTuneTrainer):
     """``Trainer`` whose every step adds FGM's adversarial pass to the clean one (gradients summed)."""
 
     def __init__(self, *args, fgm_epsilon: float, **kwargs):
@@ -228,7 +254,7 @@ def rdrop_loss(model: ZhBertForTask, inputs: dict, alpha: float) -> torch.Tensor
     return (first.loss + second.loss) / 2 + alpha * kl_term
 
 
-class _RDropTrainer(Trainer):
+class _RDropTrainer(FineTuneTrainer):
     """``Trainer`` whose loss is R-Drop's (:func:`rdrop_loss`)."""
 
     def __init__(self, *args, rdrop_alpha: float, **kwargs):
@@ -241,10 +267,17 @@ class _RDropTrainer(Trainer):
 
 
 def fine_tune(
-    model: ZhBertForTask, tokenizer, train: list[dict], cfg: FinetuneConfig, at_epoch_end: KeepBestEpoch | AverageLastEpochs | None = None
+    model: ZhBertForTask,
+    tokenizer,
+    train: list[dict],
+    cfg: FinetuneConfig,
+    at_epoch_end: KeepBestEpoch | AverageLastEpochs | None = None,
+    run_key: dict | None = None,
 ) -> Trainer:
     """Train ``model`` in place; ``at_epoch_end`` then chooses the weights it ends on (the best
-    epoch's, or the mean of the last epochs')."""
+    epoch's, or the mean of the last epochs'). With ``cfg.save_steps`` a rerun resumes from the
+    last complete checkpoint in ``cfg.output`` when its run record matches: the schedule, the
+    training examples and ``run_key`` (what else defines the run: the head, the encoder)."""
     if not train:
         raise ValueError("no training examples")
     if cfg.fgm_epsilon < 0:
@@ -271,20 +304,43 @@ def fine_tune(
         distill = {"distill_alpha": cfg.distill_alpha, "distill_temperature": cfg.distill_temperature}
     args = training_arguments(cfg, cfg.batch_size, cfg.group_by_length)
     optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
-    trainer_class = _AdversarialTrainer if adversarial else _RDropTrainer if rdrop else DistillationTrainer if distill else Trainer
+    trainer_class = _AdversarialTrainer if adversarial else _RDropTrainer if rdrop else DistillationTrainer if distill else FineTuneTrainer
+    callbacks = [at_epoch_end] if at_epoch_end else []
+    resume = None
+    if cfg.save_steps:
+        callbacks += [SaveAtEpochEnd(), *([EpochStateInCheckpoints(at_epoch_end)] if at_epoch_end else []), CompleteCheckpointCallback()]
+        record = {"run": run_key or {}, "config": _schedule(cfg), "examples": len(train), "examples_sha256": examples_digest(train)}
+        resume = resume_checkpoint(cfg.output, record)
     trainer = trainer_class(
         model=model,
         args=args,
         train_dataset=Dataset.from_list([{**e, "length": len(e["input_ids"]) + len(e.get("input_ids_b", ()))} for e in train]),
         data_collator=TaskCollator(tokenizer, model.head, window_size(model.head, model.config)),
         optimizers=(optimizer, None),
-        callbacks=[at_epoch_end] if at_epoch_end else None,
+        callbacks=callbacks or None,
         **adversarial,
         **rdrop,
         **distill,
     )
-    trainer.train()
+    fault = FaultInjection()
+    if fault.active:  # tests: killed at a step, or during a save before its completion marker
+        trainer.callback_handler.callbacks.insert(0, fault)
+    if resume and at_epoch_end:
+        EpochStateInCheckpoints(at_epoch_end).restore(resume)
+    with storage_errors(Path(cfg.output), resume):
+        if resume and finished(resume):  # the run had ended: another train() would take a step past the end
+            from safetensors.torch import load_file
+
+            model.load_state_dict(load_file(str(Path(resume) / "model.safetensors")), strict=False)
+            logger.warning("%s is the run's last step: nothing left to train", resume)
+        else:
+            trainer.train(resume_from_checkpoint=resume)
     if at_epoch_end:
         at_epoch_end.finish()
     model.eval()
     return trainer
+
+
+def _schedule(cfg: FinetuneConfig) -> dict:
+    """The settings that define a run's steps (not where it saves or how often it logs or checkpoints)."""
+    return {k: v for k, v in asdict(cfg).items() if k not in ("output", "save_steps", "logging_steps")}
