@@ -167,6 +167,9 @@ def test_the_char_trie_forces_what_the_automaton_forces(pd_sentences, monkeypatc
     assert built["automaton"]._automaton is not None and built["char-trie"]._trie is not None
     spans = {name: [f.spans(t) for t in texts] for name, f in built.items()}
     assert spans["automaton"] == spans["char-trie"]
+    # a batch is matched in one pass over its texts end to end: no word reaches from one text into the next
+    assert all(f.spans_many(texts) == spans[name] for name, f in built.items())
+    assert built["char-trie"].spans_many(["台", "湾台", "湾"]) == [[], [], []]
     assert sum(map(len, spans["automaton"])) > 1000
     assert spans["char-trie"][300][:2] == [(0, 2, "ORG"), (3, 6, "ORG")]  # 臺灣 reads as the last entry of its key
 

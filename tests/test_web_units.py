@@ -96,7 +96,7 @@ def test_forced_decoding_keeps_the_other_tokens_plain(cws, pd_sentences):
     held = predict_tags(cws.model, cws.tokenizer, texts, forced=forced)
     changed = 0
     for p, h in zip(plain, held):
-        inside = set(forced.token_constraints(p.encoding.text, p.encoding.offsets))
+        inside = set(forced.token_constraints(p.encoding.text, p.encoding.offsets).tokens.tolist())
         assert all(a == b for i, (a, b) in enumerate(zip(p.tags, h.tags)) if i not in inside)
         changed += sum(a != b for a, b in zip(p.tags, h.tags))
     assert changed > 0

@@ -13,6 +13,7 @@ import bisect
 import itertools
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from ..tags import lenient_spans
@@ -72,7 +73,7 @@ def predict_tags(
     encs = encode(tokenizer, texts)
     spans = [coll.text_spans(e) for e in encs]
     rows = window_rows(spans, keep_empty=False)
-    constraints = [forced.token_constraints(e.text, e.offsets) for e in encs] if forced is not None else None
+    constraints = forced.token_constraints_many([e.text for e in encs], [e.offsets for e in encs]) if forced is not None else None
     preds: dict[tuple[int, int], list[int]] = {}
     probs: dict[tuple[int, int], list[float]] | None = {} if with_scores else None
     for chunk in row_batches(rows, batch_size, batch_token_budget(model.config)):
@@ -86,8 +87,8 @@ def decode_rows(
     model: ZhBertForTask, logits: torch.Tensor, chunk: list, attention_mask: torch.Tensor, preds: dict, probs: dict | None, constraints=None
 ) -> None:
     """The decoded tag path (CRF or argmax) of each window row, and each chosen tag's probability
-    (unless ``probs`` is None); rows with forced words (``constraints``: per text, ``{token: allowed
-    tags}``) decode under them."""
+    (unless ``probs`` is None); rows with forced words (``constraints``: per text, the tokens forced
+    words constrain and the tags each may take, ``heads.user_dict.TokenConstraints``) decode under them."""
     token_mask = token_mask_of(chunk, attention_mask)
     paths = model.decode_tokens(logits, token_mask)
     if constraints is not None:
@@ -116,16 +117,15 @@ def _decode_forced(model, logits, token_mask, chunk, constraints, paths) -> None
     plain decoding, so a text's answer never depends on the batch it shares)."""
     from .user_dict import constrained_decode
 
-    rows = [r for r, (i, a, b) in enumerate(chunk) if any(a <= t < b for t in constraints[i])]
-    if not rows:
+    found = [(r, constraints[i].within(a, b)) for r, (i, a, b) in enumerate(chunk)]
+    found = [(r, at, ok) for r, (at, ok) in found if len(at)]
+    if not found:
         return
-    k = logits.size(-1)
-    allowed = torch.ones(len(rows), logits.size(1) - 1, k, dtype=torch.bool, device=logits.device)
-    for j, r in enumerate(rows):
-        i, a, b = chunk[r]
-        for t, ok in constraints[i].items():
-            if a <= t < b:
-                allowed[j, t - a] = torch.tensor(ok, device=logits.device)
+    rows = [r for r, _, _ in found]
+    allowed = np.ones((len(rows), logits.size(1) - 1, logits.size(-1)), dtype=bool)
+    for j, (_, at, ok) in enumerate(found):
+        allowed[j, at] = ok
+    allowed = torch.from_numpy(allowed).to(logits.device)
     fixed = constrained_decode(model, logits[rows, 1:], token_mask[rows, 1:].bool(), allowed)
     for r, path in zip(rows, fixed):
         paths[r] = path
