@@ -54,6 +54,22 @@ def test_bad_dictionary_lines_name_file_and_line(tmp_path, content, line, proble
     assert str(e.value).startswith(f"{p}:{line}: ") and problem in str(e.value)
 
 
+def test_format_characters_inside_words_are_refused_but_emoji_joiners_are_not(tmp_path):
+    """A zero-width space (U+200B, category Cf) pasted inside a word would never match a text: an
+    error at its line, from the one-pass reader's file and from a list alike. The joiner and
+    variation selector an emoji sequence is written with (U+200D, U+FE0F) are part of the word."""
+    from zhbert.dictionary import _clean_file
+
+    p = _write(tmp_path, "北京\n区块\u200b链 5\n".encode())
+    with pytest.raises(DataFormatError, match=r":2: control or format character U\+200B at character 3"):
+        read_dictionary(p)
+    with pytest.raises(ValueError, match=r"input 1: control or format character U\+200B"):
+        read_dictionary(["区块\u200b链"])
+    emoji = "👨\u200d💻\n❤\ufe0f\n"
+    q = _write(tmp_path, emoji.encode(), "emoji.dict")
+    assert _clean_file(q, emoji) is not None and [e.word for e in read_dictionary(q)] == ["👨\u200d💻", "❤\ufe0f"]
+
+
 @pytest.mark.parametrize("ending", ["", "\n", "\r\n"])
 def test_the_one_pass_reader_reads_as_the_line_reader(tmp_path, ending):
     """A clean file is read in one regex pass (``_clean_file``); any other file line by line
