@@ -25,7 +25,6 @@ import gc
 import os
 import re
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, NamedTuple
 
@@ -56,6 +55,11 @@ def _has_bad_char(text: str, allowed: str = "") -> bool:
     """Whether ``text`` holds such a character outside ``allowed``: each distinct character looked
     up once (a million-word file has a few thousand), where a regex of every such character in
     Unicode took 0.4 s to build in each process, most of an 8-word dictionary's load time."""
+    printable = text
+    for c in allowed + "\u3000":  # allowed, or not such a character, yet not printable to Python
+        printable = printable.replace(c, "")
+    if printable.isprintable():
+        return False  # every Cc, Cf and Cs character is unprintable: the common case, in C
     return any(_is_bad_char(c) for c in set(text) if c not in allowed)
 
 
@@ -79,20 +83,51 @@ class DictEntry(NamedTuple):  # a named tuple: built 3.5x faster than a frozen d
     line: int | None = None  # 1-based line in its file, or position in a list
 
 
-@dataclass
 class Dictionary:
-    """Validated entries, one per distinct word (first occurrence kept), in file order."""
+    """Validated entries, one per distinct word (first occurrence kept), in file order.
 
-    source: str
-    entries: dict[str, DictEntry] = field(default_factory=dict)
-    duplicates: int = 0  # repeated words merged into their first entry
-    blank_lines: int = 0
+    Held either as ``entries`` (a dict of :class:`DictEntry`) or, as the one-pass file reader
+    makes it, as four columns (words, frequencies, tags, lines) whose entries are only built
+    when asked for: a million ``DictEntry`` tuples took 1.3 s to make, and the lexicon and the
+    forced-word matcher read the columns (:meth:`columns`)."""
+
+    def __init__(
+        self,
+        source: str,
+        entries: dict[str, DictEntry] | None = None,
+        duplicates: int = 0,
+        blank_lines: int = 0,
+        columns: tuple[list, list, list, list] | None = None,
+    ):
+        self.source = source
+        self.duplicates = duplicates  # repeated words merged into their first entry
+        self.blank_lines = blank_lines
+        self._columns = columns if entries is None else None
+        self._entries = entries if entries is not None or columns is not None else {}
+
+    @property
+    def entries(self) -> dict[str, DictEntry]:
+        if self._entries is None:
+            with gc_paused():
+                self._entries = {w: DictEntry(w, f, t, n) for w, f, t, n in zip(*self._columns)}
+            self._columns = None  # the dict is the one copy from now on (a reader adds to it)
+        return self._entries
+
+    def columns(self) -> tuple[list[str], list[int | None], list[str | None], list[int | None]]:
+        """Words, frequencies, tags and lines, one item per entry in order (do not change them)."""
+        if self._entries is None:
+            return self._columns
+        entries = self._entries.values()
+        return [e.word for e in entries], [e.freq for e in entries], [e.tag for e in entries], [e.line for e in entries]
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return len(self._columns[0]) if self._entries is None else len(self._entries)
 
     def __iter__(self):
         return iter(self.entries.values())
+
+    def __repr__(self) -> str:
+        return f"Dictionary({self.source!r}, {len(self):,} entries)"
 
     def where(self, entry: DictEntry) -> str:
         """``file:line`` (or ``input N``) of an entry, for error messages."""
@@ -216,10 +251,14 @@ def _clean_file(path: Path, text: str) -> Dictionary | None:
     if max(map(len, text.split("\n"))) * 4 + 1 > _MAX_LINE_BYTES:
         return None  # a line that may be over the byte limit: counted exactly, line by line
     found = _SIMPLE_LINES.findall(text)
-    if len(found) != lines or max(len(w) for w, _, _ in found) > MAX_WORD_CHARS:
+    if len(found) != lines:
         return None
-    entries = {w: DictEntry(w, int(f) if f else None, t or None, n) for n, (w, f, t) in enumerate(found, start=1)}
-    return Dictionary(str(path), entries) if len(entries) == lines else None
+    words = [w for w, _, _ in found]
+    if max(map(len, words)) > MAX_WORD_CHARS or len(set(words)) != lines:
+        return None  # a word listed twice: merged, and counted, line by line
+    freqs = [int(f) if f else None for _, f, _ in found]
+    tags = [t or None for _, _, t in found]
+    return Dictionary(str(path), columns=(words, freqs, tags, list(range(1, lines + 1))))
 
 
 def _read_lines(path: Path) -> Dictionary:

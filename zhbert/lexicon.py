@@ -314,35 +314,35 @@ class TokenLexicon:
         self.bucket_count = buckets
         self.source = dictionary.source
         self.tags = list(tags)
-        entries = list(dictionary)
         # the entries kept as plain columns, not 349,046 DictEntry tuples: the garbage collector
         # walks every tracked object on each full pass, in every process that loads a lexicon head
         # (prediction calls pause it: zhbert.api; training and the caller's own code do not)
-        self._columns = tuple(list(column) for column in zip(*entries)) if entries else ([], [], [], [])
+        self._columns = tuple(list(column) for column in dictionary.columns())
         self._counts = (dictionary.duplicates, dictionary.blank_lines)
         self.unreadable = 0
         for name in (*self._ARRAYS, *self._ENTRY_ARRAYS, *self._FLAT_ARRAYS):
             setattr(self, name, np.zeros(0, dtype=np.float32 if name == "weights" else np.int64))
-        self._add_entries(entries, tokenizer)
+        self._add_entries(*self._columns[:3], tokenizer)
 
     def _tag_ids(self, tags: list[str | None]) -> list[int]:
         """Each tag's index in ``self.tags`` (an entity type as jieba's name tag), 0 for none or unknown."""
         index = {t: i for i, t in enumerate(self.tags)}
-        return [index.get(ENTITY_TAG_ALIASES.get(t, t), 0) if t else 0 for t in tags]
+        ids = {t: index.get(ENTITY_TAG_ALIASES.get(t, t), 0) if t else 0 for t in set(tags)}  # a few dozen distinct tags
+        return list(map(ids.__getitem__, tags))
 
-    def _add_entries(self, entries: list[DictEntry], tokenizer, first_entry: int = 0) -> None:
-        """Add ``entries`` (the dictionary's entries from index ``first_entry`` on, not in the word
-        arrays yet) to the word arrays and the trie. A word that tokenises like a word already in
+    def _add_entries(self, words: list[str], freqs: list[int | None], tags: list[str | None], tokenizer, first_entry: int = 0) -> None:
+        """Add entries (the dictionary's entries from index ``first_entry`` on, not in the word
+        arrays yet; as columns) to the word arrays and the trie. A word that tokenises like a word already in
         the lexicon adds its frequency to that word; the first entry of each new word gives its tag.
 
         Vectorised: one trie is built over the lexicon's words and every new row together, and rows
         with the same token ids end at the same node, which is what identifies a word."""
-        flat_all, sizes_all = word_token_arrays([e.word for e in entries], tokenizer)
+        flat_all, sizes_all = word_token_arrays(words, tokenizer)
         readable = sizes_all > 0
         if tokenizer.unk_token_id is not None:  # a word with an [UNK] inside is left out
-            readable[np.repeat(np.arange(len(entries)), sizes_all)[flat_all == tokenizer.unk_token_id]] = False
+            readable[np.repeat(np.arange(len(words)), sizes_all)[flat_all == tokenizer.unk_token_id]] = False
         self.unreadable += int((~readable).sum())
-        rows = np.flatnonzero(readable)  # the readable entries, by index in ``entries``
+        rows = np.flatnonzero(readable)  # the readable entries, by index in ``words``
         n = len(self.lengths)
         trie, ends = TokenTrie.with_ends(
             np.concatenate([self._tokens, flat_all[np.repeat(readable, sizes_all)]]),
@@ -364,22 +364,22 @@ class TokenLexicon:
         starts = (np.cumsum(sizes_all) - sizes_all)[first]
         tokens = flat_all[np.repeat(starts - (np.cumsum(sizes) - sizes), sizes) + np.arange(int(sizes.sum()), dtype=np.int64)]
 
-        freqs = np.concatenate([self._freqs, np.zeros(len(first), dtype=np.int64)])
-        np.add.at(freqs, word, np.array([entries[j].freq or DEFAULT_FREQ for j in rows.tolist()], dtype=np.int64))
+        summed = np.concatenate([self._freqs, np.zeros(len(first), dtype=np.int64)])
+        np.add.at(summed, word, np.array([freqs[j] or DEFAULT_FREQ for j in rows.tolist()], dtype=np.int64))
         # log-frequency weights: jieba's frequencies span 1 to 10^6, and raw counts would let one
         # common word drown every other word matched at a character (math.log1p of each summed
         # count, so a lexicon grown from another equals one built at once, bit for bit)
         changed = unique_values(word)
         weights = np.concatenate([self.weights, np.zeros(len(first), dtype=np.float32)])
-        weights[changed] = np.array([math.log1p(f) for f in freqs[changed].tolist()], dtype=np.float32)
-        self.weights, self._freqs = weights, freqs
+        weights[changed] = np.array([math.log1p(f) for f in summed[changed].tolist()], dtype=np.float32)
+        self.weights, self._freqs = weights, summed
         self.lengths = np.concatenate([self.lengths, np.minimum(sizes, MAX_WORD_TOKENS)])
-        self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids([entries[j].tag for j in first.tolist()]), dtype=np.int64)])
+        self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids([tags[j] for j in first.tolist()]), dtype=np.int64)])
         self.buckets = np.concatenate([self.buckets, _buckets(tokens, sizes, self.bucket_count)])
         self._sizes = np.concatenate([self._sizes, sizes])
         self._tokens = np.concatenate([self._tokens, tokens])
         self._first = np.concatenate([self._first, first_entry + first])
-        entry_word = np.full(len(entries), -1, dtype=np.int64)
+        entry_word = np.full(len(words), -1, dtype=np.int64)
         entry_word[rows] = word
         self._entry_word = np.concatenate([self._entry_word, entry_word])
         self._trie = trie
@@ -447,9 +447,7 @@ class TokenLexicon:
     @property
     def dictionary(self) -> Dictionary:
         """The dictionary this lexicon was built from (made again from its columns: see ``__init__``)."""
-        with gc_paused():
-            entries = {e[0]: DictEntry(*e) for e in zip(*self._columns)}
-        return Dictionary(self.source, entries, *self._counts)
+        return Dictionary(self.source, None, *self._counts, columns=self._columns)
 
     def index_of(self, ids) -> int | None:
         """The word's index in the lexicon's arrays, None if it is not in the lexicon."""
@@ -501,33 +499,32 @@ class TokenLexicon:
         words, freqs, tags, lines = (list(c) for c in self._columns)
         position = {w: i for i, w in enumerate(words)}
         out._freqs, out.tag_ids, out.weights = self._freqs.copy(), self.tag_ids.copy(), self.weights.copy()
-        new, replaced, at = [], [], []
-        for word, e in extra.entries.items():  # Dictionary.merged's rule
-            i = position.get(word)
-            if i is None:
-                new.append(e)
-            elif e.freq is not None or e.tag is not None:  # a bare word the dictionary has keeps its entry
-                replaced.append(e)
+        columns = extra.columns()
+        found = list(map(position.get, columns[0]))  # each entry's index in this dictionary, None if new
+        is_new = [i is None for i in found]
+        added = [list(itertools.compress(c, is_new)) for c in columns]
+        replaced, at = [], []  # known words given again with a frequency or tag: (freq, tag, line), and where
+        for i, f, t, n in zip(found, *columns[1:]) if not all(is_new) else ():  # Dictionary.merged's rule
+            if i is not None and (f is not None or t is not None):  # a bare word the dictionary has keeps its entry
+                replaced.append((f, t, n))
                 at.append(i)
         if replaced:
             # a replaced entry's frequency moves its word's sum; its tag counts if it is the word's first entry
             i = np.array(at, dtype=np.int64)
             k = self._entry_word[i]
             ok = k >= 0  # an unreadable word stays unreadable
-            delta = np.array([e.freq or DEFAULT_FREQ for e in replaced], dtype=np.int64)
+            delta = np.array([f or DEFAULT_FREQ for f, _, _ in replaced], dtype=np.int64)
             delta -= np.array([freqs[j] or DEFAULT_FREQ for j in at], dtype=np.int64)
             np.add.at(out._freqs, k[ok], delta[ok])
             changed = unique_values(k[ok])
             out.weights[changed] = np.array([math.log1p(f) for f in out._freqs[changed].tolist()], dtype=np.float32)
             first = np.flatnonzero(ok & (self._first[np.maximum(k, 0)] == i))
-            out.tag_ids[k[first]] = out._tag_ids([replaced[j].tag for j in first.tolist()])
-            for j, e in zip(at, replaced):
-                freqs[j], tags[j], lines[j] = e.freq, e.tag, e.line
+            out.tag_ids[k[first]] = out._tag_ids([replaced[j][1] for j in first.tolist()])
+            for j, (f, t, n) in zip(at, replaced):
+                freqs[j], tags[j], lines[j] = f, t, n
         out.source = f"{self.source}+{extra.source}"
-        out._columns = (
-            words + [e.word for e in new], freqs + [e.freq for e in new], tags + [e.tag for e in new], lines + [e.line for e in new]
-        )  # fmt: skip
-        out._add_entries(new, tokenizer, first_entry=len(words))
+        out._columns = (words + added[0], freqs + added[1], tags + added[2], lines + added[3])
+        out._add_entries(*added[:3], tokenizer, first_entry=len(words))
         return out
 
 

@@ -34,7 +34,7 @@ import numpy as np
 import torch
 
 from ..crf import FORBIDDEN
-from ..dictionary import Dictionary, gc_paused
+from ..dictionary import DictEntry, Dictionary, gc_paused
 from ..tags import SCHEMES, parse_tag
 
 __all__ = ["DICT_MODES", "ForcedWords", "TokenConstraints", "constrained_decode"]
@@ -126,22 +126,22 @@ class ForcedWords:
     def _keys_and_tags(self, dictionary: Dictionary, types: list[str]) -> tuple[list[str], list[str | None]]:
         """Each word as the matcher reads it (folded to simplified: one character to one, so
         lengths stay), and its type (an entity model; checked against the model's types)."""
-        entries = list(dictionary)
-        keys = fold_traditional("\n".join(e.word for e in entries)).split("\n") if entries else []  # one pass
-        if len(keys) != len(entries):  # a word with a line break in it (a list, not a file): one by one
-            keys = [fold_traditional(e.word) for e in entries]
+        words, _, tags, lines = dictionary.columns()
+        keys = fold_traditional("\n".join(words)).split("\n") if words else []  # one pass
+        if len(keys) != len(words):  # a word with a line break in it (a list, not a file): one by one
+            keys = [fold_traditional(w) for w in words]
         if not self.typed:
             return keys, [None] * len(keys)
-        for e in entries:
-            if e.tag is None:
-                raise ValueError(
-                    f"{dictionary.where(e)}: {e.word!r} has no type; an entity model forces typed words "
-                    f"(word<TAB>TYPE), this model's types: {', '.join(types)}"
-                )
-            if e.tag not in types:
-                where = dictionary.where(e)
-                raise ValueError(f"{where}: type {e.tag!r} of {e.word!r} is not one of this model's types: {', '.join(types)}")
-        return keys, [e.tag for e in entries]
+        for word, tag, line in zip(words, tags, lines):
+            if tag is None or tag not in types:
+                where = dictionary.where(DictEntry(word, None, tag, line))
+                if tag is None:
+                    raise ValueError(
+                        f"{where}: {word!r} has no type; an entity model forces typed words "
+                        f"(word<TAB>TYPE), this model's types: {', '.join(types)}"
+                    )
+                raise ValueError(f"{where}: type {tag!r} of {word!r} is not one of this model's types: {', '.join(types)}")
+        return keys, list(tags)
 
     def _found(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every dictionary word's occurrences in ``texts`` (already folded), overlapping ones too:
