@@ -264,3 +264,14 @@ def test_prefer_keeps_the_weight_of_a_word_the_lexicon_knows():
     merged = jieba.merged(read_dictionary(["北京", "石墨烯电池", "上海 7", "广州 n"]))
     assert merged.entries["北京"] == known and merged.entries["石墨烯电池"].freq is None
     assert merged.entries["上海"].freq == 7 and merged.entries["广州"].tag == "n"
+
+
+def test_a_long_text_folds_as_a_short_one(pd_sentences):
+    """Long texts (a dictionary's words joined) fold through the table as an array: the same text
+    as the short path gives, traditional characters, emoji and a lone surrogate included."""
+    from zhbert.heads.user_dict import _t2s, fold_traditional
+
+    text = "\n".join(pd_sentences[:400]) + "臺灣的軟體與資訊產業😀\ud800"
+    assert len(text) > 10_000
+    folded = fold_traditional(text)
+    assert folded == text.translate(_t2s()) and "台湾的软体与资讯产业😀\ud800" in folded
