@@ -275,3 +275,27 @@ def test_a_long_text_folds_as_a_short_one(pd_sentences):
     assert len(text) > 10_000
     folded = fold_traditional(text)
     assert folded == text.translate(_t2s()) and "台湾的软体与资讯产业😀\ud800" in folded
+
+
+def test_cli_predict_forces_a_dictionary_file_and_says_what_it_read(tmp_path):
+    """``zhbert predict --user-dict``: the file's words come out whole, and stderr says what the file
+    held: its entries, the repeat merged, the blank line skipped, the word the vocabulary cannot read."""
+    import json
+    import subprocess
+    import sys
+
+    d = tmp_path / "user.dict"
+    d.write_text("量子计算机\n碳中和 5\n\n碳中和\n𠮷野家\n", encoding="utf-8")
+    text = "这家公司研发的量子计算机芯片获得了碳中和认证。𠮷野家"
+    r = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws", "--user-dict", str(d), "-"],
+        input=text + "\n", capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr[-2000:]
+    words = [w["text"] for w in json.loads(r.stdout)["words"]]
+    assert {"量子计算机", "碳中和", "𠮷野家"} <= set(words) and "".join(words) == text
+    said = f"user dictionary {d}: 3 entries; 1 repeated word merged into the first entry; 1 blank line skipped; "
+    said += "1 word with a character this model's vocabulary cannot read ([UNK]) left out of its lexicon (still forced whole)"
+    assert said in r.stderr
+    plain = zhbert.load("cws", user_dict=["量子计算机"])
+    assert plain.dictionary_summary == "<list>: 1 entry" and zhbert.load("cws").dictionary_summary is None

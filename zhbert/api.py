@@ -9,6 +9,7 @@ never modified. Every span carries ``start``/``end`` offsets into the caller's
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -23,6 +24,8 @@ from .heads.thresholds import apply_thresholds
 from .models_registry import read_config, resolve_model_path
 from .tokenizer import encode, load_tokenizer
 from .windows import owner_groups, owners, sentence_breaks, windows
+
+logger = logging.getLogger("zhbert")
 
 __all__ = [
     "load",
@@ -155,6 +158,7 @@ class _HeadPredictor:
         self._forced_words = None  # its matcher (heads.user_dict.ForcedWords), built once per dictionary
         self.forced = None  # what decoding enforces: the forced words and, for segmentation, the units
         self.criterion = None  # the annotation standard to tag by (a head trained with criteria); None: its first
+        self.dictionary_summary = None  # what the user dictionary held: entries, repeats merged, lines skipped, words left out
 
     def _check_token_head(self, what: str = "a user dictionary") -> None:
         if self.head.kind != "token":
@@ -246,8 +250,17 @@ class _HeadPredictor:
             words = ForcedWords(dictionary, self.head.labels, self.head.scheme)  # checks NER types before anything changes
             self._forced_dictionary, self._forced_words = dictionary, words
             self._refresh_forced()
+        self.dictionary_summary = dictionary.summary()
         if has_lexicon:
-            self.model.word_features.lexicon = self.model.word_features.lexicon.with_words(dictionary, self.tokenizer)
+            before = self.model.word_features.lexicon
+            self.model.word_features.lexicon = before.with_words(dictionary, self.tokenizer)
+            unreadable = self.model.word_features.lexicon.unreadable - before.unreadable
+            if unreadable:
+                self.dictionary_summary += (
+                    f"; {unreadable:,} word{'s' if unreadable > 1 else ''} with a character this model's vocabulary cannot "
+                    f"read ([UNK]) left out of its lexicon{' (still forced whole)' if dict_mode == 'force' else ''}"
+                )
+        logger.info("user dictionary %s", self.dictionary_summary)
 
     def __call__(self, inputs, batch_size: int | None = None):
         """Predictions for a text (or pair) or a list of them; ``batch_size``: at most this many rows

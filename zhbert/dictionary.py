@@ -129,6 +129,15 @@ class Dictionary:
     def __repr__(self) -> str:
         return f"Dictionary({self.source!r}, {len(self):,} entries)"
 
+    def summary(self) -> str:
+        """What was read, including what was merged or skipped: nothing leaves a file unsaid."""
+        text = f"{self.source}: {len(self):,} entr{'y' if len(self) == 1 else 'ies'}"
+        if self.duplicates:
+            text += f"; {self.duplicates:,} repeated word{'s' if self.duplicates > 1 else ''} merged into the first entry"
+        if self.blank_lines:
+            text += f"; {self.blank_lines:,} blank line{'s' if self.blank_lines > 1 else ''} skipped"
+        return text
+
     def where(self, entry: DictEntry) -> str:
         """``file:line`` (or ``input N``) of an entry, for error messages."""
         if self.source == "<list>":
