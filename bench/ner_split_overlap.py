@@ -1,8 +1,11 @@
 """How many of a NER split's entities (text and type) also occur in the recipe's training split:
 a dev split that repeats training entities more often than the test files do rewards remembering
-them (bench/LOG.md, forty-sixth session). Prints one line per split.
+them (bench/LOG.md, forty-sixth session). Prints one line per split; with ``--models``, each model's
+entity F1 on the entities seen in training and on the unseen ones, per split: where a model's points
+are won or lost.
 
     python bench/ner_split_overlap.py --dataset msra      # msra-bio too; a few seconds
+    python bench/ner_split_overlap.py --models ner runs/ner45/bil3e3/model   # minutes a model, one thread
 """
 
 from __future__ import annotations
@@ -16,9 +19,41 @@ def entities(rows) -> list[tuple[str, str]]:
     return [(r["text"][a : b + 1], kind) for r in rows for kind, a, b in get_entities(list(r["tags"]))]
 
 
+def entity_spans(rows) -> list[set[tuple[int, int, str]]]:
+    from seqeval.metrics.sequence_labeling import get_entities
+
+    return [{(a, b + 1, kind) for kind, a, b in get_entities(list(r["tags"]))} for r in rows]
+
+
+def f1(tp: int, fp: int, fn: int) -> float:
+    return 200 * tp / max(2 * tp + fp + fn, 1)
+
+
+def stratum_counts(model: str, rows, seen: set) -> dict[bool, list[int]]:
+    """``[tp, fp, fn]`` on entities seen in training (key True) and unseen ones: a gold entity counts
+    for recall in its stratum, a predicted one for precision in its own (seen or not by its text and type)."""
+    import zhbert
+
+    texts = [r["text"] for r in rows]
+    predicted = [{(e.start, e.end, e.label) for e in ents} for ents in zhbert.load(model)(texts, batch_size=64)]
+    counts = {True: [0, 0, 0], False: [0, 0, 0]}
+    for text, gold, pred in zip(texts, entity_spans(rows), predicted):
+        for a, b, kind in pred:
+            counts[(text[a:b], kind) in seen][0 if (a, b, kind) in gold else 1] += 1
+        for a, b, kind in gold - pred:
+            counts[(text[a:b], kind) in seen][2] += 1
+    return counts
+
+
+def mixed_f1(counts: dict[bool, list[int]], weights: dict[bool, float]) -> float:
+    """F1 from both strata's counts, each stratum's scaled by its weight (1, 1: the split's own F1)."""
+    return f1(*(sum(weights[k] * counts[k][i] for k in counts) for i in range(3)))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dataset", default="msra", help="a ner recipe dataset (msra, msra-bio, weibo, resume)")
+    ap.add_argument("--models", nargs="*", default=[], help="NER models (bundled names or folders) to score by stratum")
     args = ap.parse_args()
 
     from zhbert.data.tasks import load_task_data
@@ -26,10 +61,25 @@ def main() -> None:
     data = load_task_data("ner", args.dataset)
     seen = set(entities(data.train))
     print(f"{args.dataset}: training split {len(data.train):,} sentences")
+    share = {}  # of each split's entities, those seen in training
     for name, rows in (("dev", data.dev), ("test", data.test)):
         found = entities(rows)
-        share = sum(e in seen for e in found) / max(len(found), 1)
-        print(f"  {name}: {len(rows):,} sentences, {len(found):,} entities, {share:.1%} of them in the training split")
+        share[name] = sum(e in seen for e in found) / max(len(found), 1)
+        print(f"  {name}: {len(rows):,} sentences, {len(found):,} entities, {share[name]:.1%} of them in the training split")
+    if args.models:
+        import torch
+
+        torch.set_num_threads(1)
+        # the dev split at the test files' mix: each stratum's counts scaled so its gold entities take the test share
+        to_test = {True: share["test"] / share["dev"], False: (1 - share["test"]) / (1 - share["dev"])}
+        print("\n| model | dev F1 | dev seen | dev unseen | dev at test's mix | test F1 | test seen | test unseen |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
+        ones = {True: 1.0, False: 1.0}
+        for model in args.models:
+            dev, test = (stratum_counts(model, rows, seen) for rows in (data.dev, data.test))
+            cells = [mixed_f1(dev, ones), f1(*dev[True]), f1(*dev[False]), mixed_f1(dev, to_test)]
+            cells += [mixed_f1(test, ones), f1(*test[True]), f1(*test[False])]
+            print(f"| {model} | {' | '.join(f'{c:.2f}' for c in cells)} |", flush=True)
 
 
 if __name__ == "__main__":
