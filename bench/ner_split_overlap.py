@@ -29,20 +29,28 @@ def f1(tp: int, fp: int, fn: int) -> float:
     return 200 * tp / max(2 * tp + fp + fn, 1)
 
 
-def stratum_counts(model: str, rows, seen: set) -> dict[bool, list[int]]:
-    """``[tp, fp, fn]`` on entities seen in training (key True) and unseen ones: a gold entity counts
-    for recall in its stratum, a predicted one for precision in its own (seen or not by its text and type)."""
+def stratum_counts(model: str, rows, seen: set) -> dict[tuple[str, bool], list[int]]:
+    """``[tp, fp, fn]`` per entity type and stratum (True: seen in training): a gold entity counts for
+    recall in its stratum, a predicted one for precision in its own (seen or not by its text and type)."""
     import zhbert
 
     texts = [r["text"] for r in rows]
     predicted = [{(e.start, e.end, e.label) for e in ents} for ents in zhbert.load(model)(texts, batch_size=64)]
-    counts = {True: [0, 0, 0], False: [0, 0, 0]}
+    counts: dict[tuple[str, bool], list[int]] = {}
     for text, gold, pred in zip(texts, entity_spans(rows), predicted):
         for a, b, kind in pred:
-            counts[(text[a:b], kind) in seen][0 if (a, b, kind) in gold else 1] += 1
+            counts.setdefault((kind, (text[a:b], kind) in seen), [0, 0, 0])[0 if (a, b, kind) in gold else 1] += 1
         for a, b, kind in gold - pred:
-            counts[(text[a:b], kind) in seen][2] += 1
+            counts.setdefault((kind, (text[a:b], kind) in seen), [0, 0, 0])[2] += 1
     return counts
+
+
+def by_stratum(counts: dict[tuple[str, bool], list[int]]) -> dict[bool, list[int]]:
+    """The counts summed over entity types."""
+    out = {True: [0, 0, 0], False: [0, 0, 0]}
+    for (_, stratum), c in counts.items():
+        out[stratum] = [x + y for x, y in zip(out[stratum], c)]
+    return out
 
 
 def mixed_f1(counts: dict[bool, list[int]], weights: dict[bool, float]) -> float:
@@ -75,11 +83,21 @@ def main() -> None:
         print("\n| model | dev F1 | dev seen | dev unseen | dev at test's mix | test F1 | test seen | test unseen |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|")
         ones = {True: 1.0, False: 1.0}
+        typed = {}
         for model in args.models:
-            dev, test = (stratum_counts(model, rows, seen) for rows in (data.dev, data.test))
+            typed[model] = stratum_counts(model, data.test, seen)
+            dev, test = by_stratum(stratum_counts(model, data.dev, seen)), by_stratum(typed[model])
             cells = [mixed_f1(dev, ones), f1(*dev[True]), f1(*dev[False]), mixed_f1(dev, to_test)]
             cells += [mixed_f1(test, ones), f1(*test[True]), f1(*test[False])]
             print(f"| {model} | {' | '.join(f'{c:.2f}' for c in cells)} |", flush=True)
+        kinds = sorted({k for counts in typed.values() for k, _ in counts})
+        print("\n| model (test) | " + " | ".join(f"{k} seen | {k} unseen" for k in kinds) + " |")
+        print("|---|" + "---:|" * 2 * len(kinds))
+        for model, counts in typed.items():
+            cells = [f1(*counts.get((k, stratum), [0, 0, 0])) for k in kinds for stratum in (True, False)]
+            print(f"| {model} | {' | '.join(f'{c:.2f}' for c in cells)} |")
+        gold = {key: c[0] + c[2] for key, c in next(iter(typed.values())).items()}
+        print("gold entities: " + ", ".join(f"{k} {gold.get((k, True), 0):,} seen / {gold.get((k, False), 0):,} unseen" for k in kinds))
 
 
 if __name__ == "__main__":
