@@ -299,3 +299,5 @@ def test_cli_predict_forces_a_dictionary_file_and_says_what_it_read(tmp_path):
     assert said in r.stderr
     plain = zhbert.load("cws", user_dict=["量子计算机"])
     assert plain.dictionary_summary == "<list>: 1 entry" and zhbert.load("cws").dictionary_summary is None
+    # the demo's per-request copy says what its own dictionary held, not the original's
+    assert plain.forcing(["碳中和", "碳中和"]).dictionary_summary == "<list>: 1 entry; 1 repeated word merged into the first entry"

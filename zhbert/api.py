@@ -186,6 +186,7 @@ class _HeadPredictor:
         self._check_token_head()
         other = copy.copy(self)
         other._forced_dictionary = read_dictionary(user_dict)
+        other.dictionary_summary = other._forced_dictionary.summary()
         other._forced_words = None
         other._refresh_forced()
         return other

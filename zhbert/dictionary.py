@@ -102,8 +102,10 @@ class Dictionary:
         self.source = source
         self.duplicates = duplicates  # repeated words merged into their first entry
         self.blank_lines = blank_lines
+        if entries is None and columns is None:
+            entries = {}
+        self._entries = entries  # None while the entries are only columns
         self._columns = columns if entries is None else None
-        self._entries = entries if entries is not None or columns is not None else {}
 
     @property
     def entries(self) -> dict[str, DictEntry]:

@@ -32,12 +32,25 @@ logger = logging.getLogger("zhbert")
 MARKER = "zhbert_complete.json"
 REQUIRED = ("trainer_state.json", "model.safetensors", "optimizer.pt", "scheduler.pt")
 
-__all__ = ["CompleteCheckpointCallback", "latest_complete_checkpoint", "damage", "checkpoint_step", "MARKER"]
+__all__ = ["CompleteCheckpointCallback", "latest_complete_checkpoint", "damage", "checkpoint_step", "train_or_restore", "MARKER"]
 
 
 def checkpoint_step(ckpt: str | os.PathLike) -> int:
     """The optimizer step a checkpoint was saved at."""
     return int(json.loads((Path(ckpt) / "trainer_state.json").read_text())["global_step"])
+
+
+def train_or_restore(trainer, resume: str | None, max_steps: int) -> None:
+    """``trainer.train`` from ``resume`` (None: from the start), or, when that checkpoint is already at
+    ``max_steps`` (the run had finished), its weights loaded instead: training again would take one
+    step past the end."""
+    if resume and checkpoint_step(resume) >= max_steps:
+        from safetensors.torch import load_file
+
+        trainer.model.load_state_dict(load_file(str(Path(resume) / "model.safetensors")), strict=False)
+        logger.warning("%s is at step %d of %d: nothing left to train", resume, checkpoint_step(resume), max_steps)
+    else:
+        trainer.train(resume_from_checkpoint=resume)
 
 
 class CompleteCheckpointCallback(TrainerCallback):

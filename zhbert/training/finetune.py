@@ -21,9 +21,9 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..model_soup import mean_state_dict
-from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_errors
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_errors, train_or_restore
 from .distillation import DistillationTrainer
-from .finetune_resume import EpochStateInCheckpoints, SaveAtEpochEnd, examples_digest, finished, resume_checkpoint
+from .finetune_resume import EpochStateInCheckpoints, SaveAtEpochEnd, examples_digest, finished_at, resume_checkpoint
 from .sampling import FineTuneTrainer
 
 __all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings", "rdrop_loss"]
@@ -306,9 +306,10 @@ def fine_tune(
     optimizer = torch.optim.AdamW(_param_groups(model, cfg, frozen=model.head.mode == "frozen"), weight_decay=cfg.weight_decay)
     trainer_class = _AdversarialTrainer if adversarial else _RDropTrainer if rdrop else DistillationTrainer if distill else FineTuneTrainer
     callbacks = [at_epoch_end] if at_epoch_end else []
-    resume = None
+    resume = epoch_state = None
     if cfg.save_steps:
-        callbacks += [SaveAtEpochEnd(), *([EpochStateInCheckpoints(at_epoch_end)] if at_epoch_end else []), CompleteCheckpointCallback()]
+        epoch_state = EpochStateInCheckpoints(at_epoch_end) if at_epoch_end else None
+        callbacks += [SaveAtEpochEnd(), *([epoch_state] if epoch_state else []), CompleteCheckpointCallback()]
         record = {"run": run_key or {}, "config": _schedule(cfg), "examples": len(train), "examples_sha256": examples_digest(train)}
         resume = resume_checkpoint(cfg.output, record)
     trainer = trainer_class(
@@ -325,16 +326,10 @@ def fine_tune(
     fault = FaultInjection()
     if fault.active:  # tests: killed at a step, or during a save before its completion marker
         trainer.callback_handler.callbacks.insert(0, fault)
-    if resume and at_epoch_end:
-        EpochStateInCheckpoints(at_epoch_end).restore(resume)
+    if resume and epoch_state:
+        epoch_state.restore(resume)
     with storage_errors(Path(cfg.output), resume):
-        if resume and finished(resume):  # the run had ended: another train() would take a step past the end
-            from safetensors.torch import load_file
-
-            model.load_state_dict(load_file(str(Path(resume) / "model.safetensors")), strict=False)
-            logger.warning("%s is the run's last step: nothing left to train", resume)
-        else:
-            trainer.train(resume_from_checkpoint=resume)
+        train_or_restore(trainer, resume, finished_at(resume) if resume else 0)
     if at_epoch_end:
         at_epoch_end.finish()
     model.eval()

@@ -29,7 +29,7 @@ from transformers import TrainerCallback
 
 from .checkpoints import latest_complete_checkpoint
 
-__all__ = ["RUN_RECORD", "SaveAtEpochEnd", "EpochStateInCheckpoints", "examples_digest", "resume_checkpoint", "finished"]
+__all__ = ["RUN_RECORD", "SaveAtEpochEnd", "EpochStateInCheckpoints", "examples_digest", "resume_checkpoint", "finished_at"]
 
 logger = logging.getLogger("zhbert")
 RUN_RECORD = "zhbert_run.json"
@@ -89,10 +89,9 @@ def _short(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def finished(checkpoint: str | os.PathLike) -> bool:
-    """Whether the run had taken all its steps when this checkpoint was saved."""
-    state = json.loads((Path(checkpoint) / "trainer_state.json").read_text())
-    return state["global_step"] >= state["max_steps"]
+def finished_at(checkpoint: str | os.PathLike) -> int:
+    """The step the run that saved this checkpoint ends at (the run record guarantees it is this run)."""
+    return int(json.loads((Path(checkpoint) / "trainer_state.json").read_text())["max_steps"])
 
 
 class SaveAtEpochEnd(TrainerCallback):

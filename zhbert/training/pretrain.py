@@ -23,7 +23,7 @@ from ..encoder_info import KEY as ENCODER_KEY
 from ..encoder_info import record_encoder, trained_length
 from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
-from .checkpoints import CompleteCheckpointCallback, FaultInjection, checkpoint_step, latest_complete_checkpoint, storage_errors
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint, storage_errors, train_or_restore
 from .mlm_collator import MaskingCollator
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
 from .nsp_pairs import pair_segments
@@ -311,14 +311,7 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
     if resume:
         logger.warning("resuming from %s", resume)
     with storage_errors(out, resume):
-        if resume and checkpoint_step(resume) >= cfg.max_steps:
-            # the run had finished: training again would take one step past max_steps
-            from safetensors.torch import load_file
-
-            trainer.model.load_state_dict(load_file(str(Path(resume) / "model.safetensors")), strict=False)
-            logger.warning("%s is at step %d of %d: nothing left to train", resume, checkpoint_step(resume), cfg.max_steps)
-        else:
-            trainer.train(resume_from_checkpoint=resume)
+        train_or_restore(trainer, resume, cfg.max_steps)
         final = out / "final"
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
