@@ -53,3 +53,42 @@ def test_the_recipe_adds_the_copies_to_training_only_and_says_so(shared):
         load_splits(RecipeArguments(dataset="pku", mention_replacement=1, max_train_samples=10), "cws")
     with pytest.raises(ValueError, match="--mention_replacement is a training option: --evaluate_only m trains nothing"):
         load_splits(RecipeArguments(dataset="resume", mention_replacement=1, evaluate_only="m"), "ner")
+
+
+def test_runs_of_real_msra_names_are_tagged_one_entity_each(shared):
+    from zhbert.data.mention_replacement import RUN_LENGTHS, mention_runs
+    from zhbert.data.tasks import load_task_data
+
+    data = load_task_data("ner", "msra")
+    rows = data.train[:300]
+    pool = mentions_by_type(rows, data.scheme)
+    copies = mention_runs(rows, data.scheme, ["PER"], seed=5)
+    with_people = [r for r in rows if any(t == "PER" for t, _, _ in tags_to_spans(r["tags"], data.scheme))]
+    assert len(copies) == len(with_people) > 20  # one copy per sentence with a person, none for the others
+    lengths = set()
+    for row, copy in zip(with_people, copies):
+        assert check_sequence(copy["tags"], data.scheme) is None
+        before, after = tags_to_spans(row["tags"], data.scheme), tags_to_spans(copy["tags"], data.scheme)
+        # exactly one person became a run: the other entities and the text around them are the sentence's own
+        grown = len(after) - len(before) + 1
+        assert RUN_LENGTHS[0] <= grown <= RUN_LENGTHS[1]
+        lengths.add(grown)
+        runs = [(t, s, e) for i, (t, s, e) in enumerate(after) if 0 < i and after[i - 1][2] == s and after[i - 1][0] == t == "PER"]
+        assert len(runs) >= grown - 1  # the run's names touch, each its own entity, each a training person
+        assert all(copy["text"][s:e] in pool["PER"] for t, s, e in after if t == "PER" and (t, s, e) not in before)
+        assert [t for t, _, _ in before if t != "PER"] == [t for t, _, _ in after if t != "PER"]
+    assert lengths == set(range(RUN_LENGTHS[0], RUN_LENGTHS[1] + 1))
+    assert mention_runs(rows, data.scheme, ["PER"], seed=5) == copies and mention_runs(rows, data.scheme, ["PER"], seed=6) != copies
+    with pytest.raises(ValueError, match=r"no mentions of type NAME to draw from \(types: LOC, ORG, PER\)"):
+        mention_runs(rows, data.scheme, ["NAME"], seed=5)
+
+
+def test_the_recipe_adds_runs_to_training_only_and_names_a_wrong_type(shared):
+    plain = load_splits(RecipeArguments(dataset="resume", max_train_samples=200), "ner")
+    data = load_splits(RecipeArguments(dataset="resume", max_train_samples=200, mention_runs="NAME", seed=3), "ner")
+    assert data.train[:200] == plain.train and data.dev == plain.dev and data.test == plain.test
+    assert any(n.startswith(f"mention runs: {len(data.train) - 200:,} copies of training sentences, one NAME entity") for n in data.notes)
+    with pytest.raises(ValueError, match=r"--mention_runs PER: mention runs: no mentions of type PER to draw from \(types: .*NAME"):
+        load_splits(RecipeArguments(dataset="resume", max_train_samples=200, mention_runs="PER"), "ner")
+    with pytest.raises(ValueError, match="--mention_runs writes entities of one type back to back: ner only, not cws"):
+        load_splits(RecipeArguments(dataset="pku", mention_runs="PER", max_train_samples=10), "cws")

@@ -148,6 +148,14 @@ class RecipeArguments:
             "probability 0.5 by a random training entity of its type (Dai & Adel 2020); 0: off"
         },
     )
+    mention_runs: str = field(
+        default="",
+        metadata={
+            "help": "ner: entity types, comma-separated (e.g. PER): add one copy of each training sentence with such an "
+            "entity, one of them replaced by 2-5 training entities of its type written back to back, as news text lists "
+            "names; empty: off"
+        },
+    )
     fgm_epsilon: float = field(
         default=0.0,
         metadata={

@@ -61,9 +61,11 @@ def load_splits(args: RecipeArguments, task: str):
     if args.score_on == "dev":  # the dev split takes the test split's place; a second test set is not scored
         note = f"scored on the dev split (--score_on dev), not on {data.eval_split}"
         data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
-    train = subsample(data.train, args.max_train_samples)
+    train = original = subsample(data.train, args.max_train_samples)
     if args.mention_replacement:
         train, data = _with_mention_replacement(args, task, train, data)
+    if args.mention_runs:
+        train, data = _with_mention_runs(args, task, original, train, data)
     if args.extra_train:
         train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight, args.extra_train_criterion)
     elif args.extra_train_weight != 1.0 or args.extra_train_criterion:
@@ -111,6 +113,26 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
     note = (
         f"mention replacement: {len(copies):,} copies of training sentences, each entity swapped with probability 0.5 "
         f"for a training entity of its type ({passes}, seed {args.seed})"
+    )
+    return train + copies, replace(data, notes=[*data.notes, note])
+
+
+def _with_mention_runs(args: RecipeArguments, task: str, original: list[dict], train: list[dict], data):
+    """``train`` plus ``--mention_runs`` copies of the ``original`` training rows (ner only)."""
+    from ..data.mention_replacement import RUN_LENGTHS, mention_runs
+
+    if task != "ner":
+        raise ValueError(f"--mention_runs writes entities of one type back to back: ner only, not {task}")
+    if args.evaluate_only:
+        raise ValueError(f"--mention_runs is a training option: --evaluate_only {args.evaluate_only} trains nothing")
+    kinds = [k.strip() for k in args.mention_runs.split(",") if k.strip()]
+    try:
+        copies = mention_runs(original, data.scheme, kinds, args.seed)
+    except ValueError as e:
+        raise ValueError(f"--mention_runs {args.mention_runs}: {e}") from None
+    note = (
+        f"mention runs: {len(copies):,} copies of training sentences, one {'/'.join(kinds)} entity in each replaced by "
+        f"{RUN_LENGTHS[0]}-{RUN_LENGTHS[1]} training entities of its type back to back (seed {args.seed})"
     )
     return train + copies, replace(data, notes=[*data.notes, note])
 
