@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 
-from ner_split_overlap import f1, predictions, recall, run_counts
+from ner_split_overlap import entity_spans, f1, predictions, recall, run_counts, touching
 
 from zhbert.data.mention_replacement import mention_runs, mentions_by_type
 from zhbert.data.tasks import load_task_data
 from zhbert.tags import tags_to_spans
 
 
-def span_f1(rows, predicted, scheme: str) -> float:
+def span_f1(rows, predicted) -> float:
     tp = fp = fn = 0
-    for row, pred in zip(rows, predicted):
-        gold = set(tags_to_spans(row["tags"], scheme))
-        gold = {(a, b, k) for k, a, b in gold}
+    for gold, pred in zip(entity_spans(rows), predicted):
         tp, fp, fn = tp + len(gold & pred), fp + len(pred - gold), fn + len(gold - pred)
     return f1(tp, fp, fn)
 
@@ -44,13 +42,13 @@ def main() -> None:
     dev = data.dev
     probe = [r for r in dev if not any(k == "PER" for k, _, _ in tags_to_spans(r["tags"], data.scheme))]
     probe += mention_runs(dev, data.scheme, ["PER"], seed=0, pool=mentions_by_type(dev, data.scheme))
-    people = run_counts(probe, [set() for _ in probe])
-    print(f"{args.dataset}: dev {len(dev):,} sentences; probe {len(probe):,}, {people['run']:,} entities in runs of their type")
+    in_runs = sum(len(touching(spans)) for spans in entity_spans(probe))
+    print(f"{args.dataset}: dev {len(dev):,} sentences; probe {len(probe):,}, {in_runs:,} entities in runs of their type")
     print("\n| model | dev F1 | probe F1 | probe recall in runs | probe recall alone | probe merged |")
     print("|---|---:|---:|---:|---:|---:|")
     for model in args.models:
         counts = run_counts(probe, on_probe := predictions(model, probe))
-        cells = [span_f1(dev, predictions(model, dev), data.scheme), span_f1(probe, on_probe, data.scheme)]
+        cells = [span_f1(dev, predictions(model, dev)), span_f1(probe, on_probe)]
         cells += [recall(counts, "run"), recall(counts, "alone")]
         print(f"| {model} | {' | '.join(f'{c:.2f}' for c in cells)} | {counts['merged']} |", flush=True)
 
