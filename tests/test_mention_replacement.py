@@ -92,3 +92,5 @@ def test_the_recipe_adds_runs_to_training_only_and_names_a_wrong_type(shared):
         load_splits(RecipeArguments(dataset="resume", max_train_samples=200, mention_runs="PER"), "ner")
     with pytest.raises(ValueError, match="--mention_runs writes entities of one type back to back: ner only, not cws"):
         load_splits(RecipeArguments(dataset="pku", mention_runs="PER", max_train_samples=10), "cws")
+    with pytest.raises(ValueError, match="--mention_runs is a training option: --evaluate_only m trains nothing"):
+        load_splits(RecipeArguments(dataset="resume", mention_runs="PER", evaluate_only="m"), "ner")
