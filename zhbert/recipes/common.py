@@ -100,12 +100,11 @@ def _with_dev_in_train(args: RecipeArguments, data):
     return replace(data, train=data.train + data.dev, dev=[], train_words=words, notes=[*data.notes, note])
 
 
-def _check_mention_option(args: RecipeArguments, task: str, what: str):
-    """Both mention options rewrite training entities: ``what`` is the option and what it does."""
+def _check_mention_option(args: RecipeArguments, task: str, flag: str, does: str):
+    """Both mention options rewrite training entities: ``flag`` is the option, ``does`` what it does."""
     if task != "ner":
-        raise ValueError(f"{what}: ner only, not {task}")
+        raise ValueError(f"{flag} {does}: ner only, not {task}")
     if args.evaluate_only:
-        flag = what.split()[0]
         raise ValueError(f"{flag} is a training option: --evaluate_only {args.evaluate_only} trains nothing")
 
 
@@ -113,7 +112,7 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
     """The training rows plus ``--mention_replacement`` copies of them with entities swapped (ner only)."""
     from ..data.mention_replacement import mention_replacement
 
-    _check_mention_option(args, task, "--mention_replacement swaps entities of the same type")
+    _check_mention_option(args, task, "--mention_replacement", "swaps entities of the same type")
     copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed)
     passes = f"{args.mention_replacement} pass{'es' if args.mention_replacement > 1 else ''}"
     note = (
@@ -127,7 +126,7 @@ def _with_mention_runs(args: RecipeArguments, task: str, original: list[dict], t
     """``train`` plus ``--mention_runs`` copies of the ``original`` training rows (ner only)."""
     from ..data.mention_replacement import RUN_LENGTHS, mention_runs
 
-    _check_mention_option(args, task, "--mention_runs writes entities of one type back to back")
+    _check_mention_option(args, task, "--mention_runs", "writes entities of one type back to back")
     kinds = [k.strip() for k in args.mention_runs.split(",") if k.strip()]
     try:
         copies = mention_runs(original, data.scheme, kinds, args.seed)
