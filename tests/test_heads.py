@@ -546,3 +546,27 @@ def test_recipe_dropout_flags_reach_the_model_and_its_folder(tiny_encoder, token
     evaluate = ["--evaluate_only", str(tmp_path / "model"), "--hidden_dropout", "0.2"]
     with pytest.raises(ValueError, match="--hidden_dropout is a training option"):
         prepare_model(finalize_args(parse_args(argv + evaluate), "resume"), head)
+
+
+def test_init_seed_gives_runs_of_other_seeds_the_same_first_weights(tiny_encoder, tmp_path):
+    """`--init_seed` draws a run's first weights (new head layers, word-feature tables) apart from `--seed`:
+    runs that share it start equal whatever their seeds (the setting a soup averages), runs that do not
+    start apart; with --evaluate_only it is refused by name."""
+    from zhbert.recipes.arguments import finalize_args, parse_args
+    from zhbert.recipes.common import prepare_model
+
+    head = HeadConfig(**HEADS["token-crf"], window=64, lexicon="jieba", lexicon_dim=8)
+    argv = ["--encoder", str(tiny_encoder), "--output_dir", str(tmp_path)]
+
+    def first_weights(*extra):
+        model, _ = prepare_model(finalize_args(parse_args(argv + list(extra)), "resume"), head)
+        return {k: v for k, v in model.state_dict().items() if not k.startswith("bert.")}
+
+    shared = [first_weights("--seed", seed, "--init_seed", "42") for seed in ("2", "3")]
+    own = first_weights("--seed", "2")
+    assert shared[0].keys() == own.keys() and any(k.startswith("word_features.") for k in own)
+    assert all(torch.equal(shared[0][k], shared[1][k]) for k in own)
+    assert all(torch.equal(shared[0][k], v) for k, v in first_weights().items())  # --seed 42, the default
+    assert not torch.equal(shared[0]["classifier.weight"], own["classifier.weight"])
+    with pytest.raises(ValueError, match="--init_seed draws the first weights of a model to train; .* is only scored"):
+        prepare_model(finalize_args(parse_args(argv + ["--init_seed", "1", "--evaluate_only", str(tmp_path)]), "resume"), head)

@@ -234,6 +234,14 @@ class RecipeArguments:
     save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})
+    init_seed: int | None = field(
+        default=None,
+        metadata={
+            "help": "seed of the weights a run starts with: its new head layers and word-feature tables (default: --seed). "
+            "Runs that share it and differ in --seed (data order, dropout, augmentation copies) start from the same "
+            "weights, the setting `zhbert soup` averages best"
+        },
+    )
     max_unk_rate: float = field(
         default=0.05,
         metadata={

@@ -214,7 +214,7 @@ def _run_key(args: RecipeArguments, model: ZhBertForTask) -> dict:
     """What defines a training run beyond its schedule and examples (``--save_steps``' resume checks it):
     where the weights start, the head, and the settings read during training."""
     start = "random init" if args.random_init else args.encoder
-    during = {k: getattr(args, k) for k in ("best_epoch_on_dev", "average_last_epochs", "distill_from")}
+    during = {k: getattr(args, k) for k in ("init_seed", "best_epoch_on_dev", "average_last_epochs", "distill_from")}
     return {"start": start, "head": asdict(model.head), **during}
 
 
@@ -285,9 +285,19 @@ def _encoder_path(name: str) -> str:
     return str(resolve_model_path(name))
 
 
+def init_seed(args: RecipeArguments) -> int:
+    """The seed of a run's first weights: its own (``--init_seed``), so that runs differing only in ``--seed``
+    can share them (the setting of a model soup), or ``--seed``."""
+    if args.init_seed is None:
+        return args.seed
+    if args.evaluate_only:
+        raise ValueError(f"--init_seed draws the first weights of a model to train; {args.evaluate_only} is only scored")
+    return args.init_seed
+
+
 def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTask, object]:
     """The model to train (or the saved one to evaluate) and its tokenizer."""
-    torch.manual_seed(args.seed)
+    torch.manual_seed(init_seed(args))
     if args.evaluate_only:
         if args.static_embeddings:
             raise ValueError("--static_embeddings starts the word-feature tables of a head to train; --evaluate_only trains nothing")

@@ -29,6 +29,7 @@ from .common import (
     evaluated_head,
     finetune_config,
     head_config,
+    init_seed,
     load_splits,
     pair_examples,
     result_record,
@@ -74,7 +75,7 @@ def run(args: RecipeArguments) -> dict:
     data = {name: load_splits(replace(args, dataset=dataset), name) for name, dataset in tasks.items()}
 
     # 3. model: the shared encoder and a head per task (or the saved model to evaluate)
-    torch.manual_seed(args.seed)
+    torch.manual_seed(init_seed(args))
     if args.static_embeddings:
         raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
     single_task_flags = (
