@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -145,3 +146,76 @@ def test_the_soup_holds_one_run_in_memory_at_a_time(tiny_encoder, tokenizer, ner
     souped = load_head(tmp_path / "soup").state_dict()["classifier.weight"]
     expected = sum(load_head(r).state_dict()["classifier.weight"] for r in runs) / 4
     torch.testing.assert_close(souped, expected)
+
+
+def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, tokenizer, ner_batch, tmp_path):
+    """Runs scored 0.5 / 0.7 / 0.6 / 0.4: the soup starts from s2, tries s3 (kept: 0.72), s1 (dropped:
+    0.71), s4 (kept: an equal 0.72), as Wortsman et al.'s recipe does; the soup is the mean of s2, s3, s4."""
+    from zhbert.model_info import describe
+    from zhbert.model_soup import greedy_soup
+
+    runs = {seed: _run(tiny_encoder, tokenizer, ner_batch, seed, tmp_path / f"s{seed}") for seed in (1, 2, 3, 4)}
+    alone = {"s1": 0.5, "s2": 0.7, "s3": 0.6, "s4": 0.4}
+    souped = {("s2", "s3"): 0.72, ("s1", "s2", "s3"): 0.71, ("s2", "s3", "s4"): 0.72}
+    scored = []
+
+    def score(folder):
+        scored.append(folder.name)
+        if folder.name in alone:
+            return alone[folder.name]
+        ingredients = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["ingredients"]
+        return souped[tuple(sorted(Path(i["folder"]).name for i in ingredients))]
+
+    manifest = greedy_soup(list(runs.values()), tmp_path / "greedy", score, metric="a made-up dev score")
+    assert scored == ["s1", "s2", "s3", "s4", "greedy.trial", "greedy.trial", "greedy.trial"]
+    assert [Path(i["folder"]).name for i in manifest["ingredients"]] == ["s2", "s3", "s4"]
+    assert [(Path(t["added"]).name, t["score"], t["kept"]) for t in manifest["greedy"]["trials"]] == [
+        ("s3", 0.72, True),
+        ("s1", 0.71, False),
+        ("s4", 0.72, True),
+    ]
+    assert manifest["greedy"]["score"] == 0.72 and manifest["greedy"]["metric"] == "a made-up dev score"
+    assert json.loads((tmp_path / "greedy" / MANIFEST).read_text(encoding="utf-8")) == manifest
+    states = [load_head(runs[s]).state_dict()["crf.transitions"] for s in (2, 3, 4)]
+    torch.testing.assert_close(load_head(tmp_path / "greedy").state_dict()["crf.transitions"], sum(states) / 3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["greedy", "s1", "s2", "s3", "s4"]  # no trial left behind
+    # no soup holds the best run's score: the output is that run, byte for byte, and says so
+    manifest = greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: alone.get(f.name, 0.0))
+    assert [Path(i["folder"]).name for i in manifest["ingredients"]] == ["s2"] and manifest["greedy"]["score"] == 0.7
+    assert not any(t["kept"] for t in manifest["greedy"]["trials"]) and len(manifest["greedy"]["trials"]) == 3
+    assert (tmp_path / "greedy" / "model.safetensors").read_bytes() == (runs[2] / "model.safetensors").read_bytes()
+    assert describe(str(tmp_path / "greedy"))["soup_of"] == [str(runs[2])]
+
+
+def test_the_greedy_soup_from_the_command_line_scores_on_a_dev_split(tiny_encoder, tokenizer, ner_batch, tmp_path):
+    """`zhbert soup --greedy ner --dataset peoples_daily`: every run is scored on the dev split as
+    `zhbert train ner --evaluate_only RUN --score_on dev` scores it, and the manifest keeps the scores."""
+    from zhbert.recipes import recipe
+
+    runs = [_run(tiny_encoder, tokenizer, ner_batch, seed, tmp_path / f"s{seed}") for seed in (1, 2)]
+    options = ["--dataset", "peoples_daily", "--max-eval-samples", "24"]
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "soup", *map(str, runs), "--greedy", "ner", *options, "-o", str(tmp_path / "greedy")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr
+    manifest = json.loads((tmp_path / "greedy" / MANIFEST).read_text(encoding="utf-8"))
+    expected = [recipe("ner").dev_score(r, dataset="peoples_daily", max_eval_samples=24) for r in runs]
+    assert [r["score"] for r in manifest["greedy"]["runs"]] == expected
+    assert manifest["greedy"]["metric"] == "zhbert train ner --score_on dev: peoples_daily dev split"
+    assert f"greedy soup: run 1 {runs[0]} dev {100 * expected[0]:.2f}" in out.stderr
+    best = 100 * manifest["greedy"]["score"]
+    if len(manifest["ingredients"]) == 2:  # stdout is the soup's one line (the recipe's result rows go to stderr)
+        assert out.stdout.startswith(f"souped 2 runs of 2 (dev {best:.2f}) -> {tmp_path / 'greedy'}")
+    else:
+        assert out.stdout.startswith(f"no soup of the 2 runs held the best run's dev {best:.2f}: {tmp_path / 'greedy'} is a copy of it")
+    assert out.stdout.count("\n") == 1
+    out = subprocess.run(
+        [sys.executable, "-m", "zhbert", "soup", *map(str, runs), "--dataset", "msra", "-o", str(tmp_path / "u")],
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1 and "--dataset and --max-eval-samples choose what --greedy scores on" in out.stderr
+    assert not (tmp_path / "u").exists()

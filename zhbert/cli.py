@@ -3,6 +3,7 @@ Python function so everything the CLI does is also importable."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
@@ -90,17 +91,48 @@ def small_encoder_command(
 def soup(
     folders: List[Path] = typer.Argument(..., help="task folders of one recipe, fine-tuned from the same encoder with different seeds"),
     output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write the souped head to"),
+    greedy: Optional[str] = typer.Option(
+        None,
+        help="a greedy soup: score each run and each trial soup with this recipe (ner, cws, ...) on --dataset's dev split, "
+        "best run first, and keep a run only if the soup's dev score does not fall",
+    ),
+    dataset: Optional[str] = typer.Option(None, help="--greedy's dataset (default: the recipe's own)"),
+    max_eval_samples: Optional[int] = typer.Option(None, help="--greedy: score on the first N dev examples only"),
 ) -> None:
-    """Average the weights of several runs of one recipe into one head (a uniform model soup)."""
-    from .model_soup import MANIFEST
+    """Average the weights of several runs of one recipe into one head (a uniform model soup, or with
+    --greedy the greedy soup chosen on a dev split)."""
+    from .model_soup import MANIFEST, greedy_soup
     from .model_soup import soup as make_soup
 
+    if greedy is None and (dataset or max_eval_samples):
+        _fail("--dataset and --max-eval-samples choose what --greedy scores on; a uniform soup scores nothing")
     try:
-        manifest = make_soup(folders, output)
+        if greedy is None:
+            manifest = make_soup(folders, output)
+        else:
+            from .recipes import recipe
+
+            scorer, options = recipe(greedy), {k: v for k, v in (("dataset", dataset), ("max_eval_samples", max_eval_samples)) if v}
+            names = {str(f): f"run {i + 1}" for i, f in enumerate(folders)}
+
+            def score(folder: Path) -> float:
+                with contextlib.redirect_stdout(sys.stderr):  # the recipe's result rows: stdout is the soup's line
+                    value = scorer.dev_score(folder, **options)
+                typer.echo(f"greedy soup: {names.get(str(folder), 'trial soup')} {folder} dev {100 * value:.2f}", err=True)
+                return value
+
+            metric = f"zhbert train {greedy} --score_on dev: {scorer.arguments(**options).dataset} dev split"
+            manifest = greedy_soup(folders, output, score, metric=metric)
     except (OSError, ValueError) as e:  # ModelLoadError is an OSError
         _fail(str(e))
-    far = max(i["distance"] for i in manifest["ingredients"])
-    typer.echo(f"souped {len(folders)} runs -> {output} (furthest ingredient {far:.3f} from the soup; {MANIFEST} names them)")
+    far, n = max(i["distance"] for i in manifest["ingredients"]), len(manifest["ingredients"])
+    if greedy and n == 1:  # no trial soup held the best run's score
+        typer.echo(
+            f"no soup of the {len(folders)} runs held the best run's dev {100 * manifest['greedy']['score']:.2f}: {output} is a copy of it"
+        )
+    else:
+        chosen = f" of {len(folders)} (dev {100 * manifest['greedy']['score']:.2f})" if greedy else ""
+        typer.echo(f"souped {n} runs{chosen} -> {output} (furthest ingredient {far:.3f} from the soup; {MANIFEST} names them)")
 
 
 @app.command("static-embeddings")

@@ -5,6 +5,10 @@ the same pretrained weights, and the mean of their weights scores above the runs
 at no cost at prediction time (Wortsman et al., "Model soups", ICML 2022: the uniform soup).
 Runs that started from different encoders do not share a basin: their mean is noise, so
 such folders are refused by how far each lies from the mean, rather than souped.
+
+Not every run improves a soup. The greedy soup of the same paper scores each run on held-out data,
+starts from the best and adds the others in order of their score, keeping each only if the soup's
+score does not fall: it is never below the best run on the data that chose it.
 """
 
 from __future__ import annotations
@@ -12,11 +16,11 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import torch
 
-__all__ = ["mean_state_dict", "soup", "MANIFEST", "MAX_DISTANCE"]
+__all__ = ["mean_state_dict", "soup", "greedy_soup", "MANIFEST", "MAX_DISTANCE"]
 
 MANIFEST = "zhbert_soup.json"
 # How far an ingredient's encoder lies from the soup's (relative L2 distance): six seeds of
@@ -63,6 +67,18 @@ def _distance(weights: Path, centre: Mapping[str, torch.Tensor], centre_norm: fl
     return squared**0.5 / centre_norm
 
 
+def _check_folders(folders: list[str | Path], output: str | Path) -> tuple[list[Path], Path]:
+    paths = [Path(f) for f in folders]
+    if len(paths) < 2:
+        raise ValueError(f"a soup needs at least 2 fine-tuned folders, got {len(paths)}")
+    if len({p.resolve() for p in paths}) < len(paths):
+        raise ValueError("a folder is given twice: each run is one ingredient")
+    output = Path(output)
+    if output.resolve() in {p.resolve() for p in paths}:
+        raise ValueError(f"{output}: the soup needs a folder of its own, not one of its ingredients")
+    return paths, output
+
+
 def soup(folders: list[str | Path], output: str | Path) -> dict:
     """Write the uniform soup of ``folders`` (zhbert task folders of one recipe, different seeds)
     to ``output``, with ``zhbert_soup.json`` naming each ingredient by path and SHA-256 and its
@@ -73,14 +89,7 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     from .lexicon import file_sha256, tokenizer_sha256
     from .tokenizer import load_tokenizer
 
-    paths = [Path(f) for f in folders]
-    if len(paths) < 2:
-        raise ValueError(f"a soup needs at least 2 fine-tuned folders, got {len(paths)}")
-    if len({p.resolve() for p in paths}) < len(paths):
-        raise ValueError("a folder is given twice: each run is one ingredient")
-    output = Path(output)
-    if output.resolve() in {p.resolve() for p in paths}:
-        raise ValueError(f"{output}: the soup needs a folder of its own, not one of its ingredients")
+    paths, output = _check_folders(folders, output)
     first, tokenizer = load_head(paths[0]), load_tokenizer(paths[0])
     settings, tok = first.head.to_dict(), tokenizer_sha256(tokenizer)
     shape = {k: getattr(first.config, k) for k in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
@@ -132,4 +141,48 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     shutil.rmtree(output, ignore_errors=True)
     staging.rename(output)
+    return manifest
+
+
+def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[Path], float], metric: str = "score") -> dict:
+    """Write the greedy soup of ``folders`` to ``output`` (Wortsman et al. 2022, recipe 1): each
+    folder is scored with ``score`` (higher is better, on data that is not the test set), then,
+    from the best run down, each is added to the soup if the soup's score does not fall.
+
+    ``output`` is a soup folder as :func:`soup` writes it, or a copy of the best run when no
+    addition held its score. Its ``zhbert_soup.json`` adds ``greedy``: ``metric`` (what ``score``
+    measures), each run's score and each trial's, in the order tried. Returns the manifest."""
+    paths, output = _check_folders(folders, output)
+    runs = [{"folder": str(p), "score": float(score(p))} for p in paths]
+    order = sorted(range(len(paths)), key=lambda i: -runs[i]["score"])  # ties keep the order given
+    kept, best = [paths[order[0]]], runs[order[0]]["score"]
+    trial, chosen = output.with_name(output.name + ".trial"), output.with_name(output.name + ".greedy")
+    shutil.rmtree(chosen, ignore_errors=True)
+    trials = []
+    for i in order[1:]:
+        soup([*kept, paths[i]], trial)
+        value = float(score(trial))
+        trials.append({"added": str(paths[i]), "score": value, "kept": value >= best})
+        if value >= best:  # Wortsman et al.'s rule: an equal score keeps the run (more runs, flatter basin)
+            kept.append(paths[i])
+            best = value
+            shutil.rmtree(chosen, ignore_errors=True)
+            trial.rename(chosen)
+    shutil.rmtree(trial, ignore_errors=True)
+    if len(kept) == 1:  # no run joined the best one: the soup is that run, as it is
+        from .lexicon import file_sha256
+
+        shutil.copytree(kept[0], chosen)
+        method = "greedy soup (Wortsman et al. 2022): no other run held the best run's score, so this is that run"
+        manifest = {
+            "method": method,
+            "ingredients": [{"folder": str(kept[0]), "model_sha256": file_sha256(kept[0] / "model.safetensors"), "distance": 0.0}],
+        }
+    else:
+        manifest = json.loads((chosen / MANIFEST).read_text(encoding="utf-8"))
+        manifest["method"] = "greedy soup (Wortsman et al. 2022): the mean of the weights of the runs kept"
+    manifest["greedy"] = {"metric": metric, "score": best, "runs": runs, "trials": trials}
+    (chosen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    shutil.rmtree(output, ignore_errors=True)
+    chosen.rename(output)
     return manifest

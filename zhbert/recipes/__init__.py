@@ -40,6 +40,15 @@ class Recipe:
 
         return self._module().run(finalize_args(replace(args), self.default_dataset))
 
+    def dev_score(self, folder, **options) -> float:
+        """The headline score (``metrics.json``'s ``score``) of the saved task folder ``folder`` on
+        the dev split: ``--evaluate_only FOLDER --score_on dev``, what a greedy soup compares.
+        ``options`` as :meth:`arguments` takes them (``dataset="msra"``, ``max_eval_samples=...``)."""
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as out:  # the record is returned; its folder is not kept
+            return self.run(self.arguments(evaluate_only=str(folder), score_on="dev", output_dir=out, **options))["score"]
+
     def parse(self, argv: list[str] | None = None):
         from .arguments import finalize_args, parse_args
 
