@@ -185,6 +185,20 @@ def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, token
     assert not any(t["kept"] for t in manifest["greedy"]["trials"]) and len(manifest["greedy"]["trials"]) == 3
     assert (tmp_path / "greedy" / "model.safetensors").read_bytes() == (runs[2] / "model.safetensors").read_bytes()
     assert describe(str(tmp_path / "greedy"))["soup_of"] == [str(runs[2])]
+    # a score that fails part way leaves no trial behind and the earlier output as it was; a NaN is refused by name
+    before = (tmp_path / "greedy" / MANIFEST).read_bytes()
+
+    def failing(folder):
+        if folder.name in alone:
+            return alone[folder.name]
+        raise RuntimeError("dev split unreadable")
+
+    with pytest.raises(RuntimeError, match="dev split unreadable"):
+        greedy_soup(list(runs.values()), tmp_path / "greedy", failing)
+    with pytest.raises(ValueError, match=r"s3: its score is nan, not a number a soup can be chosen by"):
+        greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: float("nan") if f.name == "s3" else 0.5)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["greedy", "s1", "s2", "s3", "s4"]
+    assert (tmp_path / "greedy" / MANIFEST).read_bytes() == before
 
 
 def test_the_greedy_soup_from_the_command_line_scores_on_a_dev_split(tiny_encoder, tokenizer, ner_batch, tmp_path):

@@ -14,6 +14,7 @@ score does not fall: it is never below the best run on the data that chose it.
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
@@ -153,36 +154,46 @@ def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[
     addition held its score. Its ``zhbert_soup.json`` adds ``greedy``: ``metric`` (what ``score``
     measures), each run's score and each trial's, in the order tried. Returns the manifest."""
     paths, output = _check_folders(folders, output)
-    runs = [{"folder": str(p), "score": float(score(p))} for p in paths]
+
+    def scored(folder: Path) -> float:
+        value = float(score(folder))
+        if not math.isfinite(value):  # a NaN would compare false with everything and decide silently
+            raise ValueError(f"{folder}: its score is {value}, not a number a soup can be chosen by")
+        return value
+
+    runs = [{"folder": str(p), "score": scored(p)} for p in paths]
     order = sorted(range(len(paths)), key=lambda i: -runs[i]["score"])  # ties keep the order given
     kept, best = [paths[order[0]]], runs[order[0]]["score"]
     trial, chosen = output.with_name(output.name + ".trial"), output.with_name(output.name + ".greedy")
-    shutil.rmtree(chosen, ignore_errors=True)
     trials = []
-    for i in order[1:]:
-        soup([*kept, paths[i]], trial)
-        value = float(score(trial))
-        trials.append({"added": str(paths[i]), "score": value, "kept": value >= best})
-        if value >= best:  # Wortsman et al.'s rule: an equal score keeps the run (more runs, flatter basin)
-            kept.append(paths[i])
-            best = value
-            shutil.rmtree(chosen, ignore_errors=True)
-            trial.rename(chosen)
-    shutil.rmtree(trial, ignore_errors=True)
-    if len(kept) == 1:  # no run joined the best one: the soup is that run, as it is
-        from .lexicon import file_sha256
+    try:  # the trial soups live beside the output, and only the output outlives the call
+        shutil.rmtree(chosen, ignore_errors=True)
+        for i in order[1:]:
+            soup([*kept, paths[i]], trial)
+            value = scored(trial)
+            trials.append({"added": str(paths[i]), "score": value, "kept": value >= best})
+            if value >= best:  # Wortsman et al.'s rule: an equal score keeps the run (more runs, flatter basin)
+                kept.append(paths[i])
+                best = value
+                shutil.rmtree(chosen, ignore_errors=True)
+                trial.rename(chosen)
+        if len(kept) == 1:  # no run joined the best one: the soup is that run, as it is
+            from .lexicon import file_sha256
 
-        shutil.copytree(kept[0], chosen)
-        method = "greedy soup (Wortsman et al. 2022): no other run held the best run's score, so this is that run"
-        manifest = {
-            "method": method,
-            "ingredients": [{"folder": str(kept[0]), "model_sha256": file_sha256(kept[0] / "model.safetensors"), "distance": 0.0}],
-        }
-    else:
-        manifest = json.loads((chosen / MANIFEST).read_text(encoding="utf-8"))
-        manifest["method"] = "greedy soup (Wortsman et al. 2022): the mean of the weights of the runs kept"
-    manifest["greedy"] = {"metric": metric, "score": best, "runs": runs, "trials": trials}
-    (chosen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.rmtree(output, ignore_errors=True)
-    chosen.rename(output)
+            shutil.copytree(kept[0], chosen)
+            method = "greedy soup (Wortsman et al. 2022): no other run held the best run's score, so this is that run"
+            manifest = {
+                "method": method,
+                "ingredients": [{"folder": str(kept[0]), "model_sha256": file_sha256(kept[0] / "model.safetensors"), "distance": 0.0}],
+            }
+        else:
+            manifest = json.loads((chosen / MANIFEST).read_text(encoding="utf-8"))
+            manifest["method"] = "greedy soup (Wortsman et al. 2022): the mean of the weights of the runs kept"
+        manifest["greedy"] = {"metric": metric, "score": best, "runs": runs, "trials": trials}
+        (chosen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        shutil.rmtree(output, ignore_errors=True)
+        chosen.rename(output)
+    finally:
+        shutil.rmtree(trial, ignore_errors=True)
+        shutil.rmtree(chosen, ignore_errors=True)
     return manifest
