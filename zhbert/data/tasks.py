@@ -24,11 +24,12 @@ their results). Every split is a list of dicts:
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
-from ..tags import labels_for
+from ..tags import labels_for, tags_to_spans
 from .paths import dataset_path
 
 __all__ = ["TaskData", "load_task_data", "DATASETS", "SPLITS", "SplitFile", "read_split", "dataset", "cws_rows", "char_tag_rows"]
@@ -323,25 +324,16 @@ def _ner_msra_bio() -> TaskData:
     return _ner_data("msra-bio", "BIO", ["LOC", "ORG", "PER"], d.train, d.dev, test, notes)
 
 
-def _entity_keys(row: dict) -> set[tuple[str, str]]:
-    """The row's entities as ``(text, type)``."""
-    from seqeval.metrics.sequence_labeling import get_entities
-
-    return {(row["text"][a : b + 1], kind) for kind, a, b in get_entities(list(row["tags"]))}
-
-
-def hold_out_by_entity(rows: list[dict], share: float, seed: int = 13) -> tuple[list[dict], list[dict], set[tuple[str, str]]]:
+def hold_out_by_entity(
+    rows: list[dict], share: float, scheme: str = "BIO", seed: int = 13
+) -> tuple[list[dict], list[dict], set[tuple[str, str]]]:
     """Split ``rows`` so that the dev part holds entities the training part never shows: a random
-    ``share`` of the entities (text and type) that occur once in ``rows`` is drawn, the sentences holding
-    one of them become dev, the rest train. Why entities seen once: the entities a test set adds are the
-    rare ones, and the once-seen are the best stand-in a training set has for them (Good-Turing). Returns
+    ``share`` of the entities (text and type) found in one sentence only is drawn, the sentences holding
+    one of them become dev, the rest train. Why those: the entities a test set adds are the rare ones,
+    and the once-seen are the best stand-in a training set has for them (Good-Turing). Returns
     ``(train, dev, held)``; ``held`` are the drawn entities, unseen in ``train`` by construction."""
-    keys = [_entity_keys(r) for r in rows]
-    counts: dict[tuple[str, str], int] = {}
-    for ks in keys:
-        for k in ks:
-            counts[k] = counts.get(k, 0) + 1
-    once = sorted(k for k, n in counts.items() if n == 1)
+    keys = [{(r["text"][a:b], kind) for kind, a, b in tags_to_spans(r["tags"], scheme) if kind} for r in rows]
+    once = sorted(k for k, n in Counter(k for ks in keys for k in ks).items() if n == 1)
     held = set(random.Random(seed).sample(once, int(len(once) * share)))
     train = [r for r, ks in zip(rows, keys) if not ks & held]
     dev = [r for r, ks in zip(rows, keys) if ks & held]
@@ -359,7 +351,7 @@ def _ner_msra_unseen() -> TaskData:
     test = char_tag_rows(read_split("msra_ner/test", "eval"))
     notes = [
         f"train: the first 50,658 sentences of dh_msra.txt (SOURCES.md rule) minus dev; dev: the {len(dev):,} sentences "
-        f"holding {len(held):,} entities drawn from those seen once (20%, seed 13), none of them in train",
+        f"holding {len(held):,} entities drawn from those found in one sentence only (20%, seed 13), none of them in train",
         "test: the rest",
     ]
     return _ner_data("msra-unseen", "BIO", ["LOC", "ORG", "PER"], train, dev, test, notes)
