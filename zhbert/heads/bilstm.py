@@ -13,7 +13,7 @@ same outputs another way, because on CPU torch runs a packed LSTM one time step 
 (a matrix product per step) while a padded one goes to oneDNN's fused kernel: it runs each
 direction of each layer on the padded batch, the backward one on rows whose text part is
 reversed in place, so padding comes after every real token in both directions and never
-reaches one. On the bundled `ner`'s BiLSTM soup (2 x 192) that made `zhbert.load`
+reaches one. On the CPU `ner` soup of bench/ner_cpu_soup.sh (2 x 192) that made `zhbert.load`
 predictions 1.2x faster on one thread, the same spans, scores within 1e-6.
 """
 
