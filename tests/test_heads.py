@@ -353,6 +353,8 @@ def test_bilstm_predicts_what_its_packed_training_path_computes(tiny_encoder, to
         trained = bilstm.train()(features, mask)
     torch.testing.assert_close(predicted, trained, rtol=0, atol=1e-5)
     assert (predicted[mask == 0] == 0).all() and (predicted[mask == 1] != 0).all()
+    with torch.no_grad():  # a float or bool mask, as transformers accepts, gives the same lengths
+        assert torch.equal(bilstm.eval()(features, mask.float()), predicted) and torch.equal(bilstm(features, mask.bool()), predicted)
     with pytest.raises(ValueError, match="BiLSTM .* applies to token heads only"):
         HeadConfig(**HEADS["sequence"], bilstm_layers=2)
     with pytest.raises(ValueError, match="bilstm_layers must be 0"):

@@ -47,7 +47,7 @@ class TokenBiLSTM(nn.Module):
 
     def forward(self, features: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         # windows are right-padded ([CLS] text [SEP] then padding): lengths say where each ends
-        lengths = attention_mask.sum(1).clamp(min=1)
+        lengths = attention_mask.sum(1).clamp(min=1).long()  # a float or bool mask too: lengths index
         if not self.training:
             return self._padded(features, lengths)
         packed = pack_padded_sequence(features, lengths.cpu(), batch_first=True, enforce_sorted=False)
