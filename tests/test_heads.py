@@ -336,6 +336,10 @@ def test_bilstm_head_reads_each_window_without_its_padding(tiny_encoder, tokeniz
     padded = model(**{k: v for k, v in coll([short, long]).items() if k != "labels"}).logits
     n = alone.size(1)
     torch.testing.assert_close(padded[0, :n], alone[0], rtol=0, atol=1e-5)
+    with pytest.raises(ValueError, match="BiLSTM .* applies to token heads only"):
+        HeadConfig(**HEADS["sequence"], bilstm_layers=2)
+    with pytest.raises(ValueError, match="bilstm_layers must be 0"):
+        HeadConfig(**HEADS["token"], bilstm_layers=-1)
 
 
 def test_bilstm_predicts_what_its_packed_training_path_computes(tiny_encoder, tokenizer, ner_examples):
@@ -355,10 +359,6 @@ def test_bilstm_predicts_what_its_packed_training_path_computes(tiny_encoder, to
     assert (predicted[mask == 0] == 0).all() and (predicted[mask == 1] != 0).all()
     with torch.no_grad():  # a float or bool mask, as transformers accepts, gives the same lengths
         assert torch.equal(bilstm.eval()(features, mask.float()), predicted) and torch.equal(bilstm(features, mask.bool()), predicted)
-    with pytest.raises(ValueError, match="BiLSTM .* applies to token heads only"):
-        HeadConfig(**HEADS["sequence"], bilstm_layers=2)
-    with pytest.raises(ValueError, match="bilstm_layers must be 0"):
-        HeadConfig(**HEADS["token"], bilstm_layers=-1)
 
 
 def _same_weights_and_emissions(back, model, batch) -> None:
