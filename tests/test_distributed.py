@@ -111,3 +111,55 @@ def test_accelerate_launch_two_processes(corpus_file, tmp_path):
     r = subprocess.run(cmd, env=_env(record), capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-4000:]
     _check(out, record)
+
+
+def _open_group(*_args, **_kwargs):
+    """A one-rank gloo group, as the Trainer opens under torchrun."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{_free_port()}", rank=0, world_size=1)
+
+
+@pytest.mark.parametrize(
+    "ending, closed",
+    [
+        (None, True),  # the command returned
+        (SystemExit(0), True),  # typer's way to end a command that succeeded
+        (SystemExit(1), False),  # failed: another rank may still wait in a collective, so the group stays
+    ],
+)
+def test_cli_closes_the_process_group_a_command_opened(monkeypatch, ending, closed):
+    # an open gloo group at interpreter exit can abort a rank that finished its work (zhbert.training.process_group)
+    import torch.distributed as dist
+
+    from zhbert import cli
+
+    def command():
+        _open_group()
+        if ending is not None:
+            raise ending
+
+    monkeypatch.setattr(cli, "app", command)
+    try:
+        if ending is None:
+            cli.main()
+        else:
+            with pytest.raises(SystemExit):
+                cli.main()
+        assert dist.is_initialized() is not closed
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()
+
+
+def test_recipe_scripts_close_the_process_group_after_their_run():
+    import torch.distributed as dist
+
+    from zhbert.recipes.arguments import run_cli
+
+    try:
+        run_cli(_open_group)
+        assert not dist.is_initialized()
+    finally:
+        if dist.is_initialized():
+            dist.destroy_process_group()

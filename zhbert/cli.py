@@ -802,8 +802,16 @@ def _setup_logging() -> None:
 
 
 def main() -> None:  # console-script entry point
+    from .training.process_group import close_process_group
+
     _setup_logging()
-    app()
+    try:
+        app()
+    except SystemExit as e:  # typer ends every command with one, 0 on success
+        if not e.code:
+            close_process_group()
+        raise
+    close_process_group()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -256,6 +256,7 @@ def run_cli(run) -> None:
     import sys
 
     from ..errors import ZhbertError
+    from ..training.process_group import close_process_group
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
@@ -263,6 +264,7 @@ def run_cli(run) -> None:
     except (ZhbertError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(1)
+    close_process_group()  # under torchrun: before the interpreter stops, or a rank can abort at exit
 
 
 PRESETS = {
