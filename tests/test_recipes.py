@@ -209,6 +209,18 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     assert torch.allclose(student.pow(2).sum(), torch.linalg.svdvals(centred)[:16].pow(2).sum(), rtol=1e-3)
     with pytest.raises(ValueError, match="at most the teacher's 32"):
         small_encoder(tiny_encoder, tmp_path / "wide", hidden=64)
+    # the random layers come from the seed alone: a recipe's commands rebuild its student's start
+    torch.manual_seed(123)
+    before = torch.rand(3)
+    torch.manual_seed(123)
+    again = small_encoder(tiny_encoder, tmp_path / "again", layers=1, hidden=16, heads=2)
+    assert torch.equal(torch.rand(3), before)  # the caller's random state is untouched
+    other = small_encoder(tiny_encoder, tmp_path / "other", layers=1, hidden=16, heads=2, seed=1)
+    layer = "encoder.layer.0.attention.self.query.weight"
+    first, second, third = (load_file(str(d / "model.safetensors")) for d in (out, again, other))
+    assert first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)
+    assert not torch.equal(first[layer], third[layer])
+    assert torch.equal(first["embeddings.word_embeddings.weight"], third["embeddings.word_embeddings.weight"])
 
     from zhbert.data import read_peoples_daily
 

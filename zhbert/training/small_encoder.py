@@ -7,8 +7,10 @@ trained from random weights on a few million characters it would know nothing ab
 characters. So the new encoder starts from the teacher's character knowledge: its word,
 position and segment embeddings are the teacher's projected onto their first ``hidden``
 principal components (one projection for all three, since the teacher adds them before its
-first layer norm); the transformer layers start random. The teacher's tokenizer, vocabulary
-and pretraining record (trained length, normalisation) carry over unchanged.
+first layer norm); the transformer layers start random, drawn from ``seed`` on a private
+generator state, so the same command writes the same encoder (a distillation recipe then repeats
+from its commands alone) and the caller's random state is left as it was. The teacher's
+tokenizer, vocabulary and pretraining record (trained length, normalisation) carry over unchanged.
 """
 
 from __future__ import annotations
@@ -21,7 +23,13 @@ __all__ = ["small_encoder"]
 
 
 def small_encoder(
-    teacher: str | Path, output: str | Path, layers: int = 2, hidden: int = 128, heads: int = 2, intermediate: int | None = None
+    teacher: str | Path,
+    output: str | Path,
+    layers: int = 2,
+    hidden: int = 128,
+    heads: int = 2,
+    intermediate: int | None = None,
+    seed: int = 0,
 ) -> Path:
     """Save a ``layers`` x ``hidden`` BERT encoder with the teacher's projected embeddings to ``output``."""
     from transformers import BertConfig, BertModel
@@ -40,8 +48,11 @@ def small_encoder(
     cfg.update(hidden_size=hidden, num_hidden_layers=layers, num_attention_heads=heads, intermediate_size=intermediate or 4 * hidden)
     config = BertConfig(**cfg)
     if KEY in cfg:  # the teacher's pretraining record: same positions and normalisation seen
-        setattr(config, KEY, {**cfg[KEY], "note": f"{layers} x {hidden} encoder, embeddings projected from {src.name}; layers random"})
-    small = BertModel(config, add_pooling_layer=True)
+        note = f"{layers} x {hidden} encoder, embeddings projected from {src.name}; layers random (seed {seed})"
+        setattr(config, KEY, {**cfg[KEY], "note": note})
+    with torch.random.fork_rng(devices=[]):  # the random layers from the seed, the caller's RNG untouched
+        torch.manual_seed(seed)
+        small = BertModel(config, add_pooling_layer=True)
     emb = big.embeddings
     words = emb.word_embeddings.weight.detach()
     centre = words.mean(0)
