@@ -102,3 +102,28 @@ def test_the_command_line_reads_the_pos_folder():
         [sys.executable, "-m", "zhbert", "export", "pos", "/nonexistent/x"], capture_output=True, text=True, timeout=300
     )
     assert export.returncode == 1 and "ship it by copying the folder" in export.stderr and "Traceback" not in export.stderr
+
+
+def test_a_segmenter_of_several_standards_gets_a_pos_head(tiny_encoder, tokenizer, tmp_path, shared):
+    """A multi-criteria segmenter (--criteria pku,weibo) takes a POS head too: the frozen head reads its
+    first criterion's features, whichever criterion cuts the words."""
+    import torch
+
+    from zhbert.heads import HeadConfig, new_head, save_head
+    from zhbert.pos_on_segmenter import train
+
+    bmes = dict(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64)
+    seg = new_head(tiny_encoder, HeadConfig(**bmes, criteria=["pku", "weibo"]))
+    with torch.no_grad():  # the Weibo row apart from the news row, as training leaves it
+        seg.bert.embeddings.token_type_embeddings.weight[1] += 3.0
+    save_head(seg, tokenizer, tmp_path / "seg")
+    record = train(str(tmp_path / "seg"), str(tmp_path / "pos"), max_train_samples=32, max_steps=2, max_eval_samples=5)
+    assert record["features_criterion"] == "pku"
+    head = json.loads((tmp_path / "pos" / "model" / "zhbert_pos.json").read_text(encoding="utf-8"))["head"]
+    assert head["criteria"] == [] and head["mode"] == "frozen"
+    for criterion in ("pku", "weibo"):
+        tagger = zhbert.load(str(tmp_path / "pos" / "model"), criterion=criterion)
+        words = tagger(SENTENCES[0])
+        cut = zhbert.load(str(tmp_path / "seg"), criterion=criterion)(SENTENCES[0])
+        assert [(w.text, w.start, w.end) for w in words] == [(w.text, w.start, w.end) for w in cut]
+        assert all(w.label for w in words)

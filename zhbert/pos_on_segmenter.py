@@ -13,6 +13,8 @@ A folder holds ``zhbert_pos.json`` (the segmenter, the SHA-256 of its weights, t
 settings) and ``pos_head.safetensors``; ``zhbert.load(folder)`` reads it (bundled:
 ``zhbert.load("pos")``). A segmenter whose weights changed since is refused, since the head
 reads features of those weights. It is zhbert-only: no plain-transformers class computes it.
+Over a segmenter trained on several standards (``--criteria pku,weibo``) the head reads the
+features of its first criterion, the one People's Daily's tags were learnt under.
 
     python -m zhbert.pos_on_segmenter --segmenter cws --output-dir runs/pos-on-cws
 """
@@ -182,8 +184,18 @@ def train(
     seg = load_head(seg_path)
     tokenizer = load_tokenizer(seg_path)
     data = load_task_data("pos", "peoples_daily")
+    # A segmenter trained on several standards (--criteria) reads each through a segment-embedding row. The
+    # head is frozen and learns no row of its own: it reads the features of row 0, the segmenter's first and
+    # default criterion, in training and at prediction alike, whichever criterion cuts the words.
     head = replace(
-        seg.head, labels=data.labels, scheme=data.scheme, crf=False, bilstm_layers=0, mode="frozen", representation=representation
+        seg.head,
+        labels=data.labels,
+        scheme=data.scheme,
+        crf=False,
+        bilstm_layers=0,
+        mode="frozen",
+        representation=representation,
+        criteria=[],
     )
     model = pos_model(seg, head)
     train_rows = data.train[:max_train_samples] if max_train_samples else data.train
@@ -207,6 +219,7 @@ def train(
         "task": "pos-on-segmenter",
         "dataset": data.name,
         "segmenter": segmenter,
+        "features_criterion": seg.head.criteria[0] if seg.head.criteria else None,
         "scored_on": "test",
         "test_sentences": n_test,
         "train_examples": len(train_rows),
