@@ -243,3 +243,73 @@ def test_a_real_full_disk_ends_in_one_line(corpus_file, small_tmpfs):
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
     assert f"\nzhbert: error: {out}: cannot save: no space left on the device" in r.stderr  # on a line of its own
     assert "last complete checkpoint: none yet" in r.stderr
+
+
+@pytest.fixture
+def bind_mount(tmp_path):
+    """A bind mount the test can remount read-only (CI runs as root); skipped where refused."""
+    source, folder = tmp_path / "bind-source", tmp_path / "bind"
+    source.mkdir()
+    folder.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True).returncode:
+        pytest.skip("a bind mount needs root and a machine that allows it")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+
+
+def test_a_folder_made_read_only_mid_run_ends_in_one_line(corpus_file, bind_mount, monkeypatch):
+    """The folder turns read-only between two checkpoints: the run's one-line error is the one raised,
+    not the lock's failed clean-up (which used to replace it with a 119-line traceback)."""
+    from transformers import Trainer
+
+    from zhbert.errors import StorageError
+    from zhbert.training.pretrain import PretrainConfig, pretrain
+
+    real, calls = Trainer._save_checkpoint, {"n": 0}
+
+    def save_then_turn_read_only(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            ro = subprocess.run(["mount", "-o", "remount,bind,ro", str(bind_mount)], capture_output=True)
+            if ro.returncode:
+                pytest.skip("this machine does not remount read-only")
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Trainer, "_save_checkpoint", save_then_turn_read_only)
+    out = bind_mount / "run"
+    cfg = PretrainConfig(
+        corpus=[str(corpus_file)], output=str(out), size="tiny", max_steps=8, save_steps=4, batch_size=8, num_proc=1, max_length=64
+    )
+    with pytest.raises(StorageError) as info:
+        pretrain(cfg)
+    msg = str(info.value)
+    assert "\n" not in msg and str(out) in msg and "read-only" in msg and "checkpoint-4" in msg
+    # and every rerun says the same in one line (the lock cannot even be written now)
+    with pytest.raises(StorageError) as again:
+        pretrain(cfg)
+    assert "\n" not in str(again.value) and "read-only" in str(again.value) and "checkpoint-4" in str(again.value)
+
+
+def test_rerunning_on_a_still_full_disk_is_one_line_and_leaves_no_lock(corpus_file, small_tmpfs):
+    out = small_tmpfs / "run"
+    out.mkdir()
+    with open(small_tmpfs / "filler", "wb", buffering=0) as f:  # fill the device to the last byte
+        try:
+            while True:
+                f.write(b"\0" * (1 << 20))
+                f.flush()
+        except OSError:
+            pass
+        try:
+            while True:
+                f.write(b"\0" * 4096)
+                f.flush()
+        except OSError:
+            pass
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output-dir", str(out), "--size", "tiny",
+           "--max-steps", "4", "--save-steps", "2", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]  # fmt: skip
+    for _ in range(2):
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
+        assert f"zhbert: error: {out}: cannot save: no space left on the device" in r.stderr
+        assert not (out / ".zhbert.lock").exists()

@@ -104,6 +104,8 @@ def storage_errors(output_dir: Path, resume: str | None = None):
     folder and the last complete checkpoint (not a 108-line traceback or ``basic_ios::clear``)."""
     try:
         yield
+    except StorageError:  # already one line (an inner block said it)
+        raise
     except (OSError, RuntimeError) as e:
         # torch and safetensors re-raise a failed write as another exception: read the whole chain
         # (a full disk reaches here as "[enforce fail at inline_container.cc] . unexpected pos",

@@ -61,11 +61,24 @@ def output_lock(folder: str | os.PathLike):
             logger.warning("%s: removing a stale lock (%s): its process is gone", path, " ".join(map(str, holder or ("unreadable",))))
             path.unlink(missing_ok=True)
             continue
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(me)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(me)
+        except OSError:  # a full disk: leave no empty lock behind for the next run to puzzle over
+            _remove(path)
+            raise
         break
     try:
         yield path
     finally:
         if (_holder(path) or (None,))[0] == os.getpid():
-            path.unlink(missing_ok=True)
+            _remove(path)
+
+
+def _remove(path: Path) -> None:
+    """Remove our lock; a folder made read-only meanwhile must not replace the error the run
+    ended with (the next run finds the lock's process gone and takes it over)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as e:
+        logger.warning("%s: could not remove the lock (%s); the next run replaces it", path, e.strerror or e)

@@ -33,6 +33,7 @@ from .pretrain_data import pack, prepare
 from .sizes import SIZES, bert_config
 
 logger = logging.getLogger("zhbert")
+OBJECTIVES = ("mlm", "electra")
 
 __all__ = ["PretrainConfig", "pretrain", "save_untrained", "prepare_corpus", "load_init_model"]
 
@@ -58,7 +59,14 @@ class PretrainConfig:
             aliases=["--output-dir", "--output_dir", "-o"],
         ),
     )
-    masking: str = field(default="wwm", metadata=_help("masking strategy: " + ", ".join(MASKERS)))
+    objective: str = field(
+        default="mlm",
+        metadata=_help(
+            "mlm (masked LM: the encoder predicts the masked tokens) or electra (replaced-token detection: "
+            "a small generator fills the masked units, the encoder tells replaced tokens from originals at every position)"
+        ),
+    )
+    masking: str = field(default="wwm", metadata=_help("masking strategy (for electra: the generator's): " + ", ".join(MASKERS)))
     size: str = field(default="mini", metadata=_help("model size from scratch: " + ", ".join(SIZES) + " (ignored with --init)"))
     init: str | None = field(default=None, metadata=_help("continue from a bundled model (base) or a local HF BERT checkpoint folder"))
     max_length: int = field(default=128, metadata=_help("tokens per packed block"))
@@ -89,6 +97,10 @@ class PretrainConfig:
             "sinusoidal (overwrite, also with --init) or normal (BERT's N(0, 0.02) from scratch); see positions.py"
         ),
     )
+    generator_width: float = field(
+        default=0.25, metadata=_help("electra: the generator's hidden size as a share of the encoder's (same depth)")
+    )
+    rtd_weight: float = field(default=50.0, metadata=_help("electra: weight of the replaced-token loss against the generator's"))
     max_unk_rate: float = field(
         default=0.05,
         metadata=_help("stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 turns the check off"),
@@ -97,6 +109,10 @@ class PretrainConfig:
     def __post_init__(self):
         if self.nsp and self.sop:
             raise ValueError("--nsp and --sop both train the one pair head: choose one")
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"unknown objective {self.objective!r}; choose {' or '.join(OBJECTIVES)}")
+        if self.objective == "electra" and (self.nsp or self.sop):
+            raise ValueError("--objective electra trains no pair head: drop --nsp/--sop")
 
     @property
     def pair_objective(self) -> str | None:
@@ -114,32 +130,47 @@ class _EpochSetter(TrainerCallback):
         self.collator.epoch = int(state.epoch or 0)
 
 
+class _LossParts(TrainerCallback):
+    """Adds the means of a model's loss parts (``model.running``, as electra keeps) to each log row."""
+
+    def on_log(self, args, state, control, logs=None, model=None, **kwargs):
+        running = getattr(model, "running", None)
+        if logs is not None and running is not None and "loss" in logs:
+            logs.update(running.pop())
+
+
 class _LossLog(TrainerCallback):
-    def __init__(self, path: Path, objective: str | None = None):
+    def __init__(self, path: Path, label: str):
         self.path = path
-        self.objective = objective  # the pair objective summed into the loss, for the plot's label
+        self.label = label  # what the loss sums, for the plot
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if state.is_world_process_zero and logs and "loss" in logs:
             with open(self.path, "a") as f:
-                f.write(json.dumps({"step": state.global_step, **logs, "time": round(time.time(), 2)}) + "\n")
+                # cpu_s: this process's CPU seconds so far (it restarts with a resumed process): equal-CPU comparisons
+                row = {"step": state.global_step, **logs, "time": round(time.time(), 2), "cpu_s": round(time.process_time(), 1)}
+                f.write(json.dumps(row) + "\n")
 
     def on_save(self, args, state, control, **kwargs):
         # refresh the curve with every checkpoint, so a long run always has an up-to-date plot
         if state.is_world_process_zero and self.path.is_file():
-            _plot_loss(self.path, self.path.with_name("loss_curve.png"), self.objective)
+            _plot_loss(self.path, self.path.with_name("loss_curve.png"), self.label)
 
 
-def load_init_model(init: str, nsp: bool = False):
-    """Continue from any local BERT checkpoint; report heads initialised fresh."""
+def _check_bert(path: Path) -> None:
     from transformers import AutoConfig
 
-    path = Path(init)
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"{path}: not a model folder (config.json is missing)")
     config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     if config.model_type != "bert":
         raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
+
+
+def load_init_model(init: str, nsp: bool = False):
+    """Continue from any local BERT checkpoint; report heads initialised fresh."""
+    path = Path(init)
+    _check_bert(path)
     cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
     model, info = cls.from_pretrained(
         str(path), local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
@@ -188,8 +219,13 @@ def plot_loss(stages: list[tuple[Path, str, int | None]], png: Path, title: str 
     plt.close(fig)
 
 
-def _plot_loss(log_path: Path, png: Path, objective: str | None = None) -> None:
-    label = "training loss (MLM" + (f" + {objective.upper()})" if objective else ")")
+def _loss_label(cfg: PretrainConfig) -> str:
+    if cfg.objective == "electra":
+        return f"training loss (generator MLM + {cfg.rtd_weight:g} x replaced-token BCE)"
+    return "training loss (MLM" + (f" + {cfg.pair_objective.upper()})" if cfg.pair_objective else ")")
+
+
+def _plot_loss(log_path: Path, png: Path, label: str) -> None:
     plot_loss([(log_path, label, None)], png)
 
 
@@ -255,9 +291,11 @@ def pretrain(cfg: PretrainConfig) -> Path:
     if cfg.init:  # a bundled model's name ("base") or a folder, as everywhere else
         cfg = replace(cfg, init=str(resolve_model_path(cfg.init)))
     out = Path(cfg.output)
-    out.mkdir(parents=True, exist_ok=True)
-    with output_lock(out) if int(os.environ.get("RANK", "0")) == 0 else nullcontext():  # torchrun: rank 0 holds it for all
-        return _pretrain(cfg, out)
+    # a read-only or full disk ends in one line, also when it stops the folder or its lock being made
+    with storage_errors(out):
+        out.mkdir(parents=True, exist_ok=True)
+        with output_lock(out) if int(os.environ.get("RANK", "0")) == 0 else nullcontext():  # torchrun: rank 0 holds it for all
+            return _pretrain(cfg, out)
 
 
 def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
@@ -298,7 +336,7 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         args=args,
         train_dataset=blocks,
         data_collator=collator,
-        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossLog(out / "loss_log.jsonl", cfg.pair_objective)],
+        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossParts(), _LossLog(out / "loss_log.jsonl", _loss_label(cfg))],
     )
     fault = FaultInjection()
     if fault.active:  # must run before the completion marker is written
@@ -337,7 +375,22 @@ def save_untrained(cfg: PretrainConfig) -> Path:
 def _starting_model(cfg: PretrainConfig):
     """Tokenizer, model and (when continuing) the init model's config, before any step."""
     init_config = None
-    if cfg.init:
+    if cfg.objective == "electra":
+        from .electra import ElectraPretrainingModel, generator_config
+
+        if cfg.init:
+            tokenizer = _init_tokenizer(cfg.init)
+            _check_bert(Path(cfg.init))
+            model, missing = ElectraPretrainingModel.from_bert(cfg.init, cfg.generator_width, cfg.rtd_weight)
+            if missing:
+                logger.warning("initialised fresh (not in %s): %s", cfg.init, missing)
+            init_config = model.config.to_dict()
+        else:
+            tokenizer = build_tokenizer()
+            torch.manual_seed(cfg.seed)
+            config = bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
+            model = ElectraPretrainingModel(config, generator_config(config, cfg.generator_width), rtd_weight=cfg.rtd_weight)
+    elif cfg.init:
         tokenizer = _init_tokenizer(cfg.init)
         model, _ = load_init_model(cfg.init, nsp=cfg.pair_objective is not None)
         init_config = model.config.to_dict()
@@ -359,14 +412,28 @@ def _starting_model(cfg: PretrainConfig):
 
 
 def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None, blocks, final: Path, out: Path) -> None:
-    model.config.architectures = ["BertForPreTraining" if cfg.pair_objective else "BertForMaskedLM"]
+    """``final/``: a stock masked-LM folder (``--objective mlm``), or for electra the discriminator as a
+    stock ``BertModel`` folder with the generator, a stock ``ElectraForMaskedLM``, in ``final/generator``."""
     # the longest sequence this encoder has now been trained on, over every stage
     seen = max(cfg.max_length, trained_length(init_config, cfg.init)) if cfg.init else cfg.max_length
     earlier = (init_config or {}).get(ENCODER_KEY)
     earlier = earlier if isinstance(earlier, dict) else None
-    record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier)
-    model.save_pretrained(final)
-    save_tokenizer(tokenizer, final, max_length=trained_length(model.config))
+    if cfg.objective == "electra":
+        encoder_config = model.discriminator.config
+        record_encoder(
+            encoder_config, min(seen, encoder_config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier
+        )
+        for key in ("zhbert_generator", "zhbert_rtd_weight"):  # the discriminator folder is a plain BertModel
+            if hasattr(encoder_config, key):
+                delattr(encoder_config, key)
+        parts = model.save_parts(final)
+        for folder in parts.values():
+            save_tokenizer(tokenizer, folder, max_length=trained_length(encoder_config))
+    else:
+        model.config.architectures = ["BertForPreTraining" if cfg.pair_objective else "BertForMaskedLM"]
+        record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier)
+        model.save_pretrained(final)
+        save_tokenizer(tokenizer, final, max_length=trained_length(model.config))
     (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
     if (out / "loss_log.jsonl").is_file():
-        _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png", cfg.pair_objective)
+        _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png", _loss_label(cfg))

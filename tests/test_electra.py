@@ -1,0 +1,157 @@
+"""ELECTRA-style replaced-token detection (``zhbert pretrain --objective electra``) on real
+People's Daily text with a tiny config: the loss parts, save/load as stock transformers folders,
+kill -9 and resume to the same weights, and a head fine-tuned on the discriminator."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+from safetensors.torch import load_file
+from transformers import BertConfig
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory, peoples_daily):
+    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
+    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
+    return path
+
+
+def _run(corpus, out, *extra, env_extra=None):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--objective", "electra"]
+    cmd += ["--size", "tiny", "--max-steps", "12", "--save-steps", "4", "--batch-size", "8", "--logging-steps", "2"]
+    cmd += ["--num-proc", "1", "--masking", "wwm", "--max-length", "64", "--generator-width", "0.5", *extra]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def reference(corpus_file, tmp_path_factory):
+    out = tmp_path_factory.mktemp("electra")
+    r = _run(corpus_file, out)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return out
+
+
+def _tiny_model(width=0.5):
+    from zhbert.training.electra import ElectraPretrainingModel, generator_config
+
+    config = BertConfig(vocab_size=300, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+    torch.manual_seed(0)
+    return ElectraPretrainingModel(config, generator_config(config, width))
+
+
+def test_generator_shares_the_discriminators_embeddings_and_is_narrower():
+    model = _tiny_model(0.25)
+    gen, disc = model.generator, model.discriminator
+    assert gen.config.hidden_size == 16 and gen.config.num_hidden_layers == disc.config.num_hidden_layers
+    for name in ("word_embeddings", "position_embeddings", "token_type_embeddings", "LayerNorm"):
+        assert getattr(gen.electra.embeddings, name) is getattr(disc.embeddings, name)
+    assert gen.generator_lm_head.weight is disc.embeddings.word_embeddings.weight
+
+
+def test_loss_is_mlm_plus_weighted_replaced_token_detection():
+    model = _tiny_model()
+    ids = torch.randint(10, 300, (4, 20), generator=torch.Generator().manual_seed(1))
+    labels = torch.full_like(ids, -100)
+    labels[:, 2:5] = ids[:, 2:5]
+    masked = ids.clone()
+    masked[:, 2:5] = 3
+    mask = torch.ones_like(ids)
+    mask[0, 15:] = 0  # padding takes no part in either loss
+    out = model(input_ids=masked, attention_mask=mask, token_type_ids=torch.zeros_like(ids), labels=labels)
+    torch.testing.assert_close(out.loss, out.mlm_loss + 50.0 * out.rtd_loss)
+    # an untrained generator over 300 tokens replaces nearly every masked token: 3 of ~20 per row
+    assert 0.1 < float(out.replaced_share) < 0.2
+    out.loss.backward()
+    assert model.generator.electra.encoder.layer[0].attention.self.query.weight.grad.abs().sum() > 0
+    assert model.discriminator_head.dense_prediction.weight.grad.abs().sum() > 0
+
+
+def test_replacements_replay_from_the_global_seed():
+    model = _tiny_model()
+    model.eval()
+    ids = torch.randint(10, 300, (2, 16), generator=torch.Generator().manual_seed(2))
+    labels = torch.full_like(ids, -100)
+    labels[:, 4:8] = ids[:, 4:8]
+    kw = dict(input_ids=ids, attention_mask=torch.ones_like(ids), token_type_ids=torch.zeros_like(ids), labels=labels)
+    torch.manual_seed(5)
+    a = model(**kw).rtd_loss
+    torch.manual_seed(5)
+    assert torch.equal(a, model(**kw).rtd_loss)
+
+
+def test_pretrain_saves_a_stock_bert_encoder_and_a_stock_generator(reference):
+    from transformers import AutoModel, AutoModelForMaskedLM, BertModel
+
+    final = reference / "final"
+    config = json.loads((final / "config.json").read_text())
+    assert config["model_type"] == "bert" and config["architectures"] == ["BertModel"]
+    assert not any(k.startswith("zhbert_generator") for k in config)
+    encoder = AutoModel.from_pretrained(str(final))
+    assert type(encoder) is BertModel and encoder.config.hidden_size == 128
+    generator = AutoModelForMaskedLM.from_pretrained(str(final / "generator"))
+    assert type(generator).__name__ == "ElectraForMaskedLM" and generator.config.hidden_size == 64
+    torch.testing.assert_close(generator.electra.embeddings.word_embeddings.weight, encoder.embeddings.word_embeddings.weight)
+    # the generator answers fill-mask through a plain pipeline
+    from transformers import pipeline
+
+    fill = pipeline("fill-mask", model=str(final / "generator"), tokenizer=str(final / "generator"))
+    assert len(fill("中华人民共[MASK]国")) == 5
+    rows = [json.loads(line) for line in (reference / "loss_log.jsonl").read_text().splitlines()]
+    assert {"mlm_loss", "rtd_loss", "replaced_share", "rtd_accuracy"} <= rows[-1].keys()
+    assert abs(rows[-1]["loss"] - (rows[-1]["mlm_loss"] + 50 * rows[-1]["rtd_loss"])) < 0.05 * rows[-1]["loss"]
+
+
+def test_kill_then_resume_ends_with_the_same_weights(corpus_file, tmp_path, reference):
+    r = _run(corpus_file, tmp_path, env_extra={"ZHBERT_FAULT_AT_STEP": "6"})
+    assert r.returncode == -9
+    assert (tmp_path / "checkpoint-4" / "zhbert_complete.json").is_file()
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resuming from" in r.stderr
+    for part in ("model.safetensors", "generator/model.safetensors"):
+        a, b = load_file(str(reference / "final" / part)), load_file(str(tmp_path / "final" / part))
+        assert a.keys() == b.keys()
+        for k in a:
+            assert torch.equal(a[k], b[k]), (part, k)
+
+
+def test_continues_from_a_bert_checkpoint_and_a_head_fine_tunes_on_it(corpus_file, tmp_path, reference):
+    from transformers import BertForMaskedLM
+
+    init = tmp_path / "plain"
+    BertForMaskedLM(
+        BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+    ).save_pretrained(init)
+    out = tmp_path / "continued"
+    r = _run(corpus_file, out, "--init", str(init), "--max-steps", "3", "--save-steps", "3")
+    assert r.returncode == 0, r.stderr[-3000:]
+    start = BertForMaskedLM.from_pretrained(str(init)).bert.encoder.layer[0].attention.self.query.weight
+    after = load_file(str(out / "final" / "model.safetensors"))["encoder.layer.0.attention.self.query.weight"]
+    assert after.shape == start.shape and not torch.equal(after, start)  # it started there and trained
+
+
+def test_a_task_head_starts_from_the_discriminator(reference, tokenizer, tmp_path):
+    import zhbert
+    from zhbert.heads.config import HeadConfig
+    from zhbert.heads.io import new_head, save_head
+
+    head = new_head(reference / "final", HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", window=64))
+    disc = load_file(str(reference / "final" / "model.safetensors"))
+    for key in ("encoder.layer.1.output.dense.weight", "embeddings.word_embeddings.weight"):
+        torch.testing.assert_close(head.state_dict()["bert." + key], disc[key])
+    words = zhbert.load(str(save_head(head, tokenizer, tmp_path / "cws")))("中华人民共和国成立于一九四九年。")
+    assert "".join(w.text for w in words) == "中华人民共和国成立于一九四九年。"
+
+
+def test_objective_is_checked():
+    from zhbert.training.pretrain import PretrainConfig
+
+    with pytest.raises(ValueError, match="unknown objective"):
+        PretrainConfig(objective="clm")
+    with pytest.raises(ValueError, match="no pair head"):
+        PretrainConfig(objective="electra", sop=True)
