@@ -70,13 +70,12 @@ def test_the_soup_is_the_mean_of_its_runs_and_loads_as_a_head(tiny_encoder, toke
     assert describe(str(tmp_path / "soup"))["soup_of"] == [str(r) for r in runs]
     predictions = predict_tags(souped, tokenizer, pd_sentences[:6])
     assert [len(p.tags) for p in predictions] == [len(t) for t in pd_sentences[:6]]
-    # from the command line, into the same folder: replaced whole
-    out = subprocess.run(
-        [sys.executable, "-m", "zhbert", "soup", str(runs[0]), str(runs[1]), "--output-dir", str(tmp_path / "soup")],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    # from the command line, into the same folder: refused in one line, then replaced whole with --overwrite
+    command = [sys.executable, "-m", "zhbert", "soup", str(runs[0]), str(runs[1]), "--output-dir", str(tmp_path / "soup")]
+    out = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1 and "a model folder is already there; pass --overwrite" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1, out.stderr
+    out = subprocess.run([*command, "--overwrite"], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert f"souped 2 runs -> {tmp_path / 'soup'}" in out.stdout
     assert len(json.loads((tmp_path / "soup" / MANIFEST).read_text(encoding="utf-8"))["ingredients"]) == 2
@@ -91,7 +90,7 @@ def test_runs_that_cannot_be_souped_are_refused_by_name(tiny_encoder, tokenizer,
         soup([a], tmp_path / "out")
     with pytest.raises(ValueError, match="a folder is given twice"):
         soup([a, a], tmp_path / "out")
-    with pytest.raises(ValueError, match="b: the soup needs a folder of its own"):
+    with pytest.raises(ValueError, match="b: the soup folder is the source"):
         soup([a, b], b)
     no_crf = _run(tiny_encoder, tokenizer, ner_batch, 3, tmp_path / "no_crf", head=HeadConfig(**{**_head().to_dict(), "crf": False}))
     with pytest.raises(ValueError, match=r"no_crf: its head differs from .*a's in crf: soup runs of one recipe only"):
@@ -167,7 +166,7 @@ def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, token
         return souped[tuple(sorted(Path(i["folder"]).name for i in ingredients))]
 
     manifest = greedy_soup(list(runs.values()), tmp_path / "greedy", score, metric="a made-up dev score")
-    assert scored == ["s1", "s2", "s3", "s4", "greedy.trial", "greedy.trial", "greedy.trial"]
+    assert scored == ["s1", "s2", "s3", "s4", "trial", "trial", "trial"]
     assert [Path(i["folder"]).name for i in manifest["ingredients"]] == ["s2", "s3", "s4"]
     assert [(Path(t["added"]).name, t["score"], t["kept"]) for t in manifest["greedy"]["trials"]] == [
         ("s3", 0.72, True),
@@ -180,7 +179,9 @@ def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, token
     torch.testing.assert_close(load_head(tmp_path / "greedy").state_dict()["crf.transitions"], sum(states) / 3)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["greedy", "s1", "s2", "s3", "s4"]  # no trial left behind
     # no soup holds the best run's score: the output is that run, byte for byte, and says so
-    manifest = greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: alone.get(f.name, 0.0))
+    with pytest.raises(ValueError, match="pass --overwrite"):  # the soup made above is not replaced unasked
+        greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: alone.get(f.name, 0.0))
+    manifest = greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: alone.get(f.name, 0.0), overwrite=True)
     assert [Path(i["folder"]).name for i in manifest["ingredients"]] == ["s2"] and manifest["greedy"]["score"] == 0.7
     assert not any(t["kept"] for t in manifest["greedy"]["trials"]) and len(manifest["greedy"]["trials"]) == 3
     assert (tmp_path / "greedy" / "model.safetensors").read_bytes() == (runs[2] / "model.safetensors").read_bytes()
@@ -194,9 +195,9 @@ def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, token
         raise RuntimeError("dev split unreadable")
 
     with pytest.raises(RuntimeError, match="dev split unreadable"):
-        greedy_soup(list(runs.values()), tmp_path / "greedy", failing)
+        greedy_soup(list(runs.values()), tmp_path / "greedy", failing, overwrite=True)
     with pytest.raises(ValueError, match=r"s3: its score is nan, not a number a soup can be chosen by"):
-        greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: float("nan") if f.name == "s3" else 0.5)
+        greedy_soup(list(runs.values()), tmp_path / "greedy", lambda f: float("nan") if f.name == "s3" else 0.5, overwrite=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["greedy", "s1", "s2", "s3", "s4"]
     assert (tmp_path / "greedy" / MANIFEST).read_bytes() == before
 

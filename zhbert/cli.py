@@ -51,18 +51,19 @@ def info(model: str = typer.Argument(..., help="bundled model name or a local mo
 @app.command()
 def export(
     source: str = typer.Argument(..., help="a bundled model's name or a save_pretrained model folder"),
-    dest: Path = typer.Argument(..., help="where to write the copy (replaced when complete)"),
+    dest: Path = typer.Argument(..., help="a new or empty folder to write the copy to (an existing model folder needs --overwrite)"),
     fp16: bool = typer.Option(True, help="store weights as fp16 (zhbert loads them as fp32)"),
     trained_length: Optional[int] = typer.Option(None, help="the encoder's pretraining length, recorded when the folder lacks it"),
     trim_vocab: bool = typer.Option(
         False, help="leave out the vocabulary rows at its end that the tokenizer never emits (same outputs, smaller file)"
     ),
+    overwrite: bool = typer.Option(False, help="replace a model folder already at DEST (a folder holding anything else is never replaced)"),
 ) -> None:
     """Copy a model folder for shipping, weights in fp16 safetensors."""
     from .export import export_model
 
     try:
-        out = export_model(source, dest, fp16, trained_length, trim_vocab)
+        out = export_model(source, dest, fp16, trained_length, trim_vocab, overwrite=overwrite)
     except (OSError, ValueError) as e:
         _fail(str(e))
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
@@ -99,6 +100,9 @@ def soup(
     ),
     dataset: Optional[str] = typer.Option(None, help="--greedy's dataset (default: the recipe's own)"),
     max_eval_samples: Optional[int] = typer.Option(None, help="--greedy: score on the first N dev examples only"),
+    overwrite: bool = typer.Option(
+        False, help="replace a model folder already at the output (a folder holding anything else is never replaced)"
+    ),
 ) -> None:
     """Average the weights of several runs of one recipe into one head (a uniform model soup, or with
     --greedy the greedy soup chosen on a dev split)."""
@@ -109,7 +113,7 @@ def soup(
         _fail("--dataset and --max-eval-samples choose what --greedy scores on; a uniform soup scores nothing")
     try:
         if greedy is None:
-            manifest = make_soup(folders, output)
+            manifest = make_soup(folders, output, overwrite=overwrite)
         else:
             from .recipes import recipe
 
@@ -123,7 +127,7 @@ def soup(
                 return value
 
             metric = f"zhbert train {greedy} --score_on dev: {scorer.arguments(**options).dataset} dev split"
-            manifest = greedy_soup(folders, output, score, metric=metric)
+            manifest = greedy_soup(folders, output, score, metric=metric, overwrite=overwrite)
     except (OSError, ValueError) as e:  # ModelLoadError is an OSError
         _fail(str(e))
     far, n = max(i["distance"] for i in manifest["ingredients"]), len(manifest["ingredients"])

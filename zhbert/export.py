@@ -9,6 +9,7 @@ from pathlib import Path
 
 from safetensors.torch import load_file, save_file
 
+from .destination import check_destination, staged_folder
 from .encoder_info import KEY
 from .encoder_info import trained_length as encoder_trained_length
 from .errors import ModelLoadError
@@ -21,12 +22,18 @@ TOKENIZER_FILES = {"tokenizer.json", "tokenizer_config.json", "vocab.txt", "spec
 
 
 def export_model(
-    src: str | Path, dst: str | Path, fp16: bool = True, trained_length: int | None = None, trim_vocab: bool = False
+    src: str | Path,
+    dst: str | Path,
+    fp16: bool = True,
+    trained_length: int | None = None,
+    trim_vocab: bool = False,
+    overwrite: bool = False,
 ) -> Path:
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
     pretraining length, when the folder cannot tell). ``trim_vocab``: leave out the vocabulary
-    rows at its end that the tokenizer never emits (:mod:`zhbert.vocab_trim`); the same outputs."""
+    rows at its end that the tokenizer never emits (:mod:`zhbert.vocab_trim`); the same outputs.
+    ``dst`` must be new, empty, or (with ``overwrite``) a model folder: :mod:`zhbert.destination`."""
     from .models_registry import POS_MARKER, resolve_model_path
 
     src, dst = resolve_model_path(str(src)), Path(dst)  # a bundled model's name or a folder
@@ -37,11 +44,13 @@ def export_model(
         )
     if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
-    if dst.resolve() == src.resolve():
-        raise ValueError(f"{dst}: export needs a different folder from its source")
-    staging = dst.with_name(dst.name + ".tmp")  # replace the old export only once the new one is complete
-    shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    check_destination(dst, [src], overwrite, what="export")
+    with staged_folder(dst) as staging:  # the old export is replaced only once the new one is complete
+        _write_export(src, staging, fp16, trained_length, trim_vocab)
+    return dst
+
+
+def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | None, trim_vocab: bool) -> None:
     for f in src.iterdir():
         if f.is_file() and f.name != WEIGHTS and not f.name.startswith(("training_args", "optimizer", "scheduler", "rng_state")):
             shutil.copy2(f, staging / f.name)
@@ -76,9 +85,6 @@ def export_model(
         config["dtype"] = "float32"
         (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     save_file(tensors, str(staging / WEIGHTS), metadata={"format": "pt"})
-    shutil.rmtree(dst, ignore_errors=True)
-    staging.rename(dst)
-    return dst
 
 
 def _trimmed(src: Path, staging: Path, config: dict, tensors: dict, tokenizer) -> dict:

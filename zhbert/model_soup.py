@@ -21,6 +21,8 @@ from typing import Callable, Iterable, Mapping
 
 import torch
 
+from .destination import check_destination, staged_folder
+
 __all__ = ["mean_state_dict", "soup", "greedy_soup", "MANIFEST", "MAX_DISTANCE"]
 
 MANIFEST = "zhbert_soup.json"
@@ -68,19 +70,16 @@ def _distance(weights: Path, centre: Mapping[str, torch.Tensor], centre_norm: fl
     return squared**0.5 / centre_norm
 
 
-def _check_folders(folders: list[str | Path], output: str | Path) -> tuple[list[Path], Path]:
+def _check_folders(folders: list[str | Path], output: str | Path, overwrite: bool) -> tuple[list[Path], Path]:
     paths = [Path(f) for f in folders]
     if len(paths) < 2:
         raise ValueError(f"a soup needs at least 2 fine-tuned folders, got {len(paths)}")
     if len({p.resolve() for p in paths}) < len(paths):
         raise ValueError("a folder is given twice: each run is one ingredient")
-    output = Path(output)
-    if output.resolve() in {p.resolve() for p in paths}:
-        raise ValueError(f"{output}: the soup needs a folder of its own, not one of its ingredients")
-    return paths, output
+    return paths, check_destination(output, paths, overwrite, what="soup")
 
 
-def soup(folders: list[str | Path], output: str | Path) -> dict:
+def soup(folders: list[str | Path], output: str | Path, overwrite: bool = False) -> dict:
     """Write the uniform soup of ``folders`` (zhbert task folders of one recipe, different seeds)
     to ``output``, with ``zhbert_soup.json`` naming each ingredient by path and SHA-256 and its
     distance from the soup. Refused, naming the folder: fewer than two, a head, label set,
@@ -90,7 +89,7 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
     from .lexicon import file_sha256, tokenizer_sha256
     from .tokenizer import load_tokenizer
 
-    paths, output = _check_folders(folders, output)
+    paths, output = _check_folders(folders, output, overwrite)
     first, tokenizer = load_head(paths[0]), load_tokenizer(paths[0])
     settings, tok = first.head.to_dict(), tokenizer_sha256(tokenizer)
     shape = {k: getattr(first.config, k) for k in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
@@ -129,9 +128,6 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
                 f"{MAX_DISTANCE}): the folders did not start from the same encoder, and their mean would be noise"
             )
     first.load_state_dict(mean)
-    staging = output.with_name(output.name + ".tmp")  # the old soup is replaced only once the new one is complete
-    shutil.rmtree(staging, ignore_errors=True)
-    save_head(first, tokenizer, staging)
     manifest = {
         "method": "uniform soup: the mean of the ingredients' weights (Wortsman et al. 2022)",
         "ingredients": [
@@ -139,13 +135,15 @@ def soup(folders: list[str | Path], output: str | Path) -> dict:
             for p, d in zip(paths, distances)
         ],
     }
-    (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    shutil.rmtree(output, ignore_errors=True)
-    staging.rename(output)
+    with staged_folder(output) as staging:  # the old soup is replaced only once the new one is complete
+        save_head(first, tokenizer, staging)
+        (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
 
 
-def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[Path], float], metric: str = "score") -> dict:
+def greedy_soup(
+    folders: list[str | Path], output: str | Path, score: Callable[[Path], float], metric: str = "score", overwrite: bool = False
+) -> dict:
     """Write the greedy soup of ``folders`` to ``output`` (Wortsman et al. 2022, recipe 1): each
     folder is scored with ``score`` (higher is better, on data that is not the test set), then,
     from the best run down, each is added to the soup if the soup's score does not fall.
@@ -153,7 +151,7 @@ def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[
     ``output`` is a soup folder as :func:`soup` writes it, or a copy of the best run when no
     addition held its score. Its ``zhbert_soup.json`` adds ``greedy``: ``metric`` (what ``score``
     measures), each run's score and each trial's, in the order tried. Returns the manifest."""
-    paths, output = _check_folders(folders, output)
+    paths, output = _check_folders(folders, output, overwrite)
 
     def scored(folder: Path) -> float:
         value = float(score(folder))
@@ -164,11 +162,11 @@ def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[
     runs = [{"folder": str(p), "score": scored(p)} for p in paths]
     order = sorted(range(len(paths)), key=lambda i: -runs[i]["score"])  # ties keep the order given
     kept, best = [paths[order[0]]], runs[order[0]]["score"]
-    trial, chosen = output.with_name(output.name + ".trial"), output.with_name(output.name + ".greedy")
     trials = []
-    try:  # the trial soups live beside the output, and only the output outlives the call
-        shutil.rmtree(chosen, ignore_errors=True)
+    with staged_folder(output) as staging:  # trial soups live inside the staging folder; only the output outlives the call
+        trial, chosen = staging / "trial", staging / "chosen"
         for i in order[1:]:
+            shutil.rmtree(trial, ignore_errors=True)
             soup([*kept, paths[i]], trial)
             value = scored(trial)
             trials.append({"added": str(paths[i]), "score": value, "kept": value >= best})
@@ -177,6 +175,7 @@ def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[
                 best = value
                 shutil.rmtree(chosen, ignore_errors=True)
                 trial.rename(chosen)
+        shutil.rmtree(trial, ignore_errors=True)
         if len(kept) == 1:  # no run joined the best one: the soup is that run, as it is
             from .lexicon import file_sha256
 
@@ -191,9 +190,7 @@ def greedy_soup(folders: list[str | Path], output: str | Path, score: Callable[[
             manifest["method"] = "greedy soup (Wortsman et al. 2022): the mean of the weights of the runs kept"
         manifest["greedy"] = {"metric": metric, "score": best, "runs": runs, "trials": trials}
         (chosen / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        shutil.rmtree(output, ignore_errors=True)
-        chosen.rename(output)
-    finally:
-        shutil.rmtree(trial, ignore_errors=True)
-        shutil.rmtree(chosen, ignore_errors=True)
+        for entry in chosen.iterdir():
+            entry.rename(staging / entry.name)
+        chosen.rmdir()
     return manifest
