@@ -301,3 +301,28 @@ def test_cli_predict_forces_a_dictionary_file_and_says_what_it_read(tmp_path):
     assert plain.dictionary_summary == "<list>: 1 entry" and zhbert.load("cws").dictionary_summary is None
     # the demo's per-request copy says what its own dictionary held, not the original's
     assert plain.forcing(["碳中和", "碳中和"]).dictionary_summary == "<list>: 1 entry; 1 repeated word merged into the first entry"
+
+
+@pytest.mark.parametrize(
+    "data, problem",
+    [
+        ("华为\n字节跳动\n".encode("utf-16"), "UTF-16 (little-endian, with a byte-order mark)"),
+        ("华为\n字节跳动\n".encode("utf-16-be"), "UTF-16 (big-endian, no byte-order mark)"),
+        ("华为\n字节跳动\n".encode("utf-16-le"), "UTF-16 (little-endian, no byte-order mark)"),
+        ("华为".encode("utf-16-be"), "UTF-16 (big-endian, no byte-order mark)"),  # all ASCII bytes: read as "SN N:" before
+        (bytes(range(256)) * 3, "a binary file"),
+    ],
+    ids=["utf16-bom", "utf16-be", "utf16-le", "utf16-be-one-word", "binary"],
+)
+def test_a_dictionary_that_is_not_utf8_text_is_named_as_such(tmp_path, data, problem):
+    path = tmp_path / "dict.txt"
+    path.write_bytes(data)
+    with pytest.raises(DataFormatError, match=re.escape(f"{path}: {problem}")):
+        read_dictionary(path)
+
+
+def test_plain_ascii_and_chinese_dictionaries_still_read(tmp_path):
+    for text, words in (("iPhone\nGalaxy\n", ["iPhone", "Galaxy"]), ("iPhone", ["iPhone"]), ("华为\n字节跳动 5 nz\n", ["华为", "字节跳动"])):
+        path = tmp_path / "dict.txt"
+        path.write_bytes(text.encode("utf-8"))
+        assert [e.word for e in read_dictionary(path)] == words

@@ -239,6 +239,9 @@ def _read_file(path: Path) -> Dictionary:
     if size > MAX_DICTIONARY_BYTES:
         raise DataFormatError(str(path), None, f"{size:,} bytes: over the {MAX_DICTIONARY_BYTES:,}-byte limit for a dictionary")
     data = path.read_bytes()  # at most MAX_DICTIONARY_BYTES
+    problem = sniff_not_utf8_text(data)
+    if problem:
+        raise DataFormatError(str(path), None, problem)
     with gc_paused():
         try:
             text = data.decode("utf-8")
@@ -249,6 +252,42 @@ def _read_file(path: Path) -> Dictionary:
 
 
 _MAX_LINE_BYTES = 4 * MAX_WORD_CHARS + 200
+
+
+def _mostly_cjk(text: str) -> bool:
+    letters = [c for c in text if not c.isspace()]
+    return bool(letters) and sum("\u3400" <= c <= "\u9fff" for c in letters) >= 0.9 * len(letters)
+
+
+def sniff_not_utf8_text(data: bytes) -> str | None:
+    """Why ``data`` is not a UTF-8 text file, or None: UTF-16 with or without a byte-order mark
+    (Windows Notepad's "Unicode"), or binary content. Read as UTF-8, UTF-16 fails with a line of
+    odd bytes or, worse, passes: a big-endian Chinese word can be all ASCII bytes (``华为`` is
+    ``S N N :``), silently read as Latin letters."""
+    head = data[:65536]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        order = "little" if head.startswith(b"\xff\xfe") else "big"
+        return f"UTF-16 ({order}-endian, with a byte-order mark), not UTF-8: save the file as UTF-8"
+    try:
+        as8 = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        as8 = None if e.start < len(head) - 3 else head[: e.start].decode("utf-8")  # a character cut at 64 KiB is fine
+    if len(head) >= 2 and len(data) % 2 == 0:
+        for order, codec in (("big", "utf-16-be"), ("little", "utf-16-le")):
+            try:
+                as16 = head.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            # a one-word file of ASCII bytes reads either way: UTF-8 letters and digits are taken as meant
+            one_odd_word = as8 is not None and "\n" not in as8 and not as8.strip().isalnum()
+            if _mostly_cjk(as16) and (b"\x00" in head or as8 is None or one_odd_word):
+                return f"UTF-16 ({order}-endian, no byte-order mark), not UTF-8: save the file as UTF-8"
+    if b"\x00" in head:
+        return "a binary file (it holds NUL bytes), not a UTF-8 text dictionary"
+    controls = sum(b < 0x20 and b not in (0x09, 0x0A, 0x0D) for b in head)
+    if controls > max(8, len(head) // 100):
+        return f"a binary file ({controls:,} control bytes in its first {len(head):,}), not a UTF-8 text dictionary"
+    return None
 
 
 def _clean_file(path: Path, text: str) -> Dictionary | None:
