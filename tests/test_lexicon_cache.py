@@ -155,3 +155,15 @@ def test_only_the_newest_files_are_kept(cache, tokenizer, small_dict):
     newest = Builds(small_dict, tokenizer, 100 + lexicon_cache.KEEP + 1)
     newest.cached()
     assert newest.calls == 0  # the last one written is among those kept
+
+
+def test_the_rebuild_warning_reaches_an_api_user_without_logging_set_up(cache, tokenizer, small_dict, monkeypatch):
+    """zhbert's logger has only a NullHandler in a library user's process: the warning docs/using.md
+    promises comes as a Python warning there (it used to go nowhere)."""
+    builds = Builds(small_dict, tokenizer)
+    builds.cached()
+    (path,) = cache.glob("lexicon-*.safetensors")
+    path.write_bytes(b"\x00" * 64)
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # no handler anywhere, as in a plain script
+    with pytest.warns(UserWarning, match=f"lexicon cache {path} unreadable"):
+        builds.cached()

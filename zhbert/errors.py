@@ -13,6 +13,17 @@ from dataclasses import dataclass, field
 logger = logging.getLogger("zhbert")
 
 
+def warn(message: str, stacklevel: int = 3) -> None:
+    """Tell the user something they should know: through the ``zhbert`` logger where it is shown
+    (the CLI's handler, or one the user added), else as a Python warning, which a library's
+    silent logger (``NullHandler``, as zhbert installs) would otherwise swallow."""
+    shown = [h for h in logger.handlers if not isinstance(h, logging.NullHandler)]
+    if shown or logger.propagate and logging.getLogger().handlers:
+        logger.warning(message)
+    else:
+        warnings.warn(message, UserWarning, stacklevel=stacklevel)
+
+
 class ZhbertError(Exception):
     """Base class for errors raised by zhbert on bad input or bad set-up."""
 

@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Callable
 
+from .errors import warn
 from .lexicon import TokenLexicon, file_sha256, tokenizer_sha256
 
 __all__ = ["cache_dir", "cached_lexicon", "lexicon_cache_key", "KEEP"]
@@ -75,7 +76,7 @@ def cached_lexicon(
         try:
             lexicon = _read(path, key)
         except Exception as e:  # any damage: the file is rebuilt, never trusted
-            logger.warning("lexicon cache %s unreadable (%s: %s): building the lexicon again", path, type(e).__name__, e)
+            warn(f"lexicon cache {path} unreadable ({type(e).__name__}: {e}): building the lexicon again")
         else:
             lexicon.source = str(dictionary_path)  # the same bytes may be installed elsewhere
             _touch(path)
