@@ -100,3 +100,22 @@ def test_a_tokenizer_panic_is_one_error_not_a_base_exception():
     tok.backend_tokenizer.normalizer = normalizers.Sequence([normalizers.Replace(Regex("(a|aa)+$"), "b")])
     with pytest.raises(ValueError, match=r"the tokenizer crashed \(Rust panic"):
         encode(tok, "a" * 34 + "!")
+
+
+def test_a_head_whose_labels_do_not_fit_its_weights_says_so(tiny_encoder, tokenizer, tmp_path):
+    from zhbert.heads.config import HeadConfig
+    from zhbert.heads.io import new_head, save_head
+
+    folder = save_head(
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO", window=64)),
+        tokenizer,
+        tmp_path / "ner",
+    )
+    _edit_json(folder / "config.json", lambda c: c["zhbert_head"].update(labels=["O", "B-PER"]))
+    with pytest.raises(ModelLoadError) as info:
+        zhbert.load(str(folder))
+    message = str(info.value)
+    assert "classifier" in message and "[3]" in message and "2 labels" in message and "above report" not in message
+    _edit_json(folder / "config.json", lambda c: c["zhbert_head"].pop("labels"))
+    with pytest.raises(ModelLoadError, match=r"config.json: its zhbert_head settings are not a head: labels must not be empty"):
+        zhbert.load(str(folder))

@@ -68,6 +68,13 @@ def test_a_changed_segmenter_or_damaged_head_is_refused(trained, tmp_path):
     (copy / "pos_head.safetensors").write_bytes((folder / "pos_head.safetensors").read_bytes()[:100])
     with pytest.raises(ModelLoadError, match=r"pos_head.safetensors"):
         zhbert.load(str(copy))
+    # a record that names its own folder, or a folder without weights, as its segmenter: said so
+    for segmenter, problem in ((str(copy), "names its own folder as its segmenter"), (str(tmp_path), "not a model folder")):
+        record = json.loads((folder / "zhbert_pos.json").read_text(encoding="utf-8"))
+        record["segmenter"] = segmenter
+        (copy / "zhbert_pos.json").write_text(json.dumps(record), encoding="utf-8")
+        with pytest.raises(ModelLoadError, match=problem):
+            zhbert.load(str(copy))
 
 
 def test_user_dictionary_and_web_units_apply_to_the_words(trained):

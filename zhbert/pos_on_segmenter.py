@@ -93,6 +93,12 @@ def load_pos_folder(path: Path) -> tuple[Path, HeadConfig, dict[str, torch.Tenso
     except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as e:
         raise ModelLoadError(f"{marker}: not a POS head record ({type(e).__name__}: {e})") from None
     seg_path = resolve_model_path(segmenter)
+    if seg_path.resolve() == path.resolve():
+        raise ModelLoadError(f"{marker}: names its own folder as its segmenter; it must name a segmentation model (such as cws)")
+    if not (seg_path / "model.safetensors").is_file():
+        raise ModelLoadError(
+            f"{marker}: its segmenter {segmenter!r} has no model.safetensors ({seg_path}); it must name a segmentation model"
+        )
     if file_sha256(seg_path / "model.safetensors") != record.get("segmenter_sha256"):
         raise ModelLoadError(
             f"{marker}: trained on the features of segmenter {segmenter!r} as it was; {seg_path / 'model.safetensors'} "

@@ -276,8 +276,36 @@ def load_folder(cls, path: str | Path, settings: str, what: str):
     config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
     if not getattr(config, settings, None):
         raise _error(path / "config.json", f"no '{settings}' settings: this is not {what}")
+    if settings == "zhbert_head":
+        try:
+            HeadConfig.from_dict(dict(config.zhbert_head))
+        except (TypeError, ValueError) as e:
+            raise _error(path / "config.json", f"its zhbert_head settings are not a head: {e}") from None
     try:
         model = cls.from_pretrained(str(path), config=config, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
     except Exception as e:  # e.g. a tensor cut short inside the file
-        raise _error(path / "model.safetensors", f"cannot load weights ({e})") from None
+        mismatch = _shape_mismatch(cls, config, path / "model.safetensors")
+        raise _error(path / "model.safetensors", mismatch or f"cannot load weights ({e})") from None
     return model.eval()
+
+
+def _shape_mismatch(cls, config, weights: Path) -> str | None:
+    """The first tensor whose shape in the file differs from what config.json describes, said with
+    the head's labels (transformers' own message points at a report it has not printed)."""
+    from safetensors import safe_open
+
+    try:
+        with torch.device("meta"):
+            expected = {k: tuple(v.shape) for k, v in cls(config).state_dict().items()}
+        with safe_open(str(weights), framework="pt") as f:
+            stored = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}
+    except Exception:  # noqa: BLE001 - a best-effort explanation; the caller reports the load error itself
+        return None
+    for key, shape in stored.items():
+        want = expected.get(key) or expected.get(key.removeprefix("bert.")) or expected.get("bert." + key)
+        if want is not None and want != shape:
+            head = getattr(config, "zhbert_head", None) or {}
+            labels = head.get("labels") if isinstance(head, dict) else None
+            said = f"; config.json's zhbert_head lists {len(labels)} labels {labels[:8]}" if labels else ""
+            return f"{key} is {list(shape)} in the file but {list(want)} for config.json{said}: the two come from different models"
+    return None
