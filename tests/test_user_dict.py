@@ -322,7 +322,11 @@ def test_a_dictionary_that_is_not_utf8_text_is_named_as_such(tmp_path, data, pro
 
 
 def test_plain_ascii_and_chinese_dictionaries_still_read(tmp_path):
-    for text, words in (("iPhone\nGalaxy\n", ["iPhone", "Galaxy"]), ("iPhone", ["iPhone"]), ("华为\n字节跳动 5 nz\n", ["华为", "字节跳动"])):
+    for text, words in (
+        ("iPhone\nGalaxy\n", ["iPhone", "Galaxy"]),
+        ("iPhone", ["iPhone"]),
+        ("华为\n字节跳动 5 nz\n", ["华为", "字节跳动"]),
+    ):
         path = tmp_path / "dict.txt"
         path.write_bytes(text.encode("utf-8"))
         assert [e.word for e in read_dictionary(path)] == words
