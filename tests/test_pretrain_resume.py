@@ -313,3 +313,23 @@ def test_rerunning_on_a_still_full_disk_is_one_line_and_leaves_no_lock(corpus_fi
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
         assert f"zhbert: error: {out}: cannot save: no space left on the device" in r.stderr
         assert not (out / ".zhbert.lock").exists()
+
+
+def test_ctrl_c_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path, reference):
+    import signal
+    import time
+
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output", str(tmp_path), "--size", "tiny",
+           "--max-steps", "400", "--save-steps", "4", "--batch-size", "8", "--logging-steps", "2", "--num-proc", "1",
+           "--masking", "wwm", "--max-length", "64"]  # fmt: skip
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while not (tmp_path / "checkpoint-4" / "zhbert_complete.json").is_file() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 130, err[-3000:]
+    (last,) = [line for line in err.splitlines() if line.startswith("zhbert: error:")]  # one line (a progress bar may follow)
+    assert last.startswith(f"zhbert: error: {tmp_path}: interrupted at step ") and "of 400" in last, err[-3000:]
+    assert "resumes from" in last and "checkpoint-" in last and "Traceback" not in err

@@ -343,8 +343,7 @@ class POSTagger(Segmenter):
         words = super()._predict(texts, batch_size, person_names)
         tags = predict_tags(self.pos_model, self.tokenizer, texts, batch_size)
         return [
-            [Span(w.text, w.start, w.end, label=t, score=round(p, 6)) for w, (t, p) in zip(ws, vote(ws, tt))]
-            for ws, tt in zip(words, tags)
+            [Span(w.text, w.start, w.end, label=t, score=round(p, 6)) for w, (t, p) in zip(ws, vote(ws, tt))] for ws, tt in zip(words, tags)
         ]
 
 

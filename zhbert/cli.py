@@ -184,15 +184,16 @@ def demo(
 
 @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
 def pretrain(ctx: typer.Context) -> None:
-    """Masked-LM pretraining (every masking strategy, optional NSP or SOP); rerun to resume. `zhbert pretrain --help` lists the options."""
+    """Pretraining: masked LM (every masking strategy, optional NSP or SOP) or ELECTRA's replaced-token detection; rerun to resume.
+    `zhbert pretrain --help` lists the options."""
     from transformers import HfArgumentParser
 
-    from .errors import DataFormatError, ZhbertError
+    from .errors import DataFormatError, Interrupted, ZhbertError
     from .training.pretrain import PretrainConfig
     from .training.pretrain import pretrain as run
 
     parser = HfArgumentParser(
-        PretrainConfig, prog="zhbert pretrain", description="Masked-LM pretraining; rerun the same command to resume."
+        PretrainConfig, prog="zhbert pretrain", description="Pretraining (masked LM or ELECTRA); rerun the same command to resume."
     )
     try:
         (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
@@ -202,6 +203,9 @@ def pretrain(ctx: typer.Context) -> None:
         _fail("--corpus is required (text files or folders, or one *.zhcorpus file)", code=2)
     try:
         final = run(cfg)
+    except Interrupted as e:
+        typer.echo(err=True)
+        _fail(str(e), code=130)  # the shell's code for a run stopped by Ctrl-C
     except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
         typer.echo(err=True)  # end a progress bar's line, so that the error starts a line of its own
         _fail(str(e))

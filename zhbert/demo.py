@@ -293,9 +293,7 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                 show = gr.Button("Show")
                 plot = gr.HTML(label="Attention", elem_id="attention-output")
                 table = gr.Dataframe(headers=["layer", "mean entropy", "share on [CLS]/[SEP]"], label="Per layer")
-                show.click(
-                    lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention"
-                )
+                show.click(lambda t, l, h: attention(loaded["base"], t, l, h), [inp, layer, head], [plot, table], api_name="attention")
     # Two requests of one tab run side by side (Gradio's default is one at a time per event), so a
     # long request (20 masks in 5,000 characters) no longer makes a short one behind it wait for it;
     # the predictors only read their models, and torch releases the GIL.

@@ -50,6 +50,10 @@ class DataFormatError(ZhbertError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+class Interrupted(ZhbertError):
+    """A run stopped by the user (Ctrl-C); says the step reached and where a rerun resumes."""
+
+
 class StorageError(ZhbertError, OSError):
     """Writing a checkpoint or model failed: read-only folder, full disk, no permission."""
 

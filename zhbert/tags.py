@@ -17,8 +17,18 @@ SCHEMES = {
     "BMES": {"begin": "B", "inside": "M", "end": "E", "single": "S"},
 }
 
-__all__ = ["SCHEMES", "parse_tag", "labels_for", "check_sequence", "tags_to_spans", "spans_to_tags", "detect_scheme", "allowed_transitions",
-           "continues_span", "token_tags"]
+__all__ = [
+    "SCHEMES",
+    "parse_tag",
+    "labels_for",
+    "check_sequence",
+    "tags_to_spans",
+    "spans_to_tags",
+    "detect_scheme",
+    "allowed_transitions",
+    "continues_span",
+    "token_tags",
+]
 
 
 def parse_tag(tag: str, scheme: str) -> tuple[str, str | None]:

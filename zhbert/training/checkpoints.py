@@ -120,11 +120,7 @@ def storage_errors(output_dir: Path, resume: str | None = None):
         if errno_ == 30 or "Read-only file system" in text:
             cause = "the folder is read-only"
         elif (
-            errno_ == 28
-            or "No space left" in text
-            or "iostream error" in text
-            or "PytorchStreamWriter" in text
-            or "unexpected pos" in text
+            errno_ == 28 or "No space left" in text or "iostream error" in text or "PytorchStreamWriter" in text or "unexpected pos" in text
         ):
             free = shutil.disk_usage(output_dir).free if output_dir.exists() else 0
             cause = f"no space left on the device ({free / 1e6:,.0f} MB free)"

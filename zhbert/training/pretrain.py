@@ -21,6 +21,7 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..encoder_info import KEY as ENCODER_KEY
 from ..encoder_info import record_encoder, trained_length
+from ..errors import Interrupted
 from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint, storage_errors, train_or_restore
@@ -349,7 +350,15 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
     if resume:
         logger.warning("resuming from %s", resume)
     with storage_errors(out, resume):
-        train_or_restore(trainer, resume, cfg.max_steps)
+        try:
+            train_or_restore(trainer, resume, cfg.max_steps)
+        except KeyboardInterrupt:
+            last = latest_complete_checkpoint(out, clean=False) if trainer.is_world_process_zero() else None
+            where = f"resumes from {last}" if last else "starts again (no checkpoint was complete yet)"
+            raise Interrupted(
+                f"{out}: interrupted at step {trainer.state.global_step} of {cfg.max_steps}; "
+                f"rerunning the same command {where}, and ends with the weights an uninterrupted run would have"
+            ) from None
         final = out / "final"
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
