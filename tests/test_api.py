@@ -234,3 +234,19 @@ def test_a_prediction_call_runs_without_cyclic_collections_and_leaves_the_collec
         assert not gc.isenabled()  # a caller's own choice is kept
     finally:
         gc.enable()
+
+
+def test_every_size_a_call_takes_is_bounded_and_named(models):
+    from zhbert.api import MAX_MASKS
+    from zhbert.text import MAX_TEXT_CHARS
+
+    segmenter = zhbert.load(str(models["cws"]))
+    with pytest.raises(ValueError, match=f"input 1: {MAX_TEXT_CHARS + 1:,} characters; one text takes up to {MAX_TEXT_CHARS:,}"):
+        segmenter(["今天天气很好。", "啊" * (MAX_TEXT_CHARS + 1)])
+    matcher = zhbert.load(str(models["matching"]))
+    with pytest.raises(ValueError, match="input 0, text b: "):
+        matcher(("今天天气怎么样", "啊" * (MAX_TEXT_CHARS + 1)))
+    masked = zhbert.load(str(models["base"]))
+    assert len(masked.fill_mask("北京是中国的[MASK]都。" * MAX_MASKS)) == MAX_MASKS
+    with pytest.raises(ValueError, match=f"the text has {MAX_MASKS + 1} \\[MASK\\]s; one text takes up to {MAX_MASKS}"):
+        masked.fill_mask("[MASK]" * (MAX_MASKS + 1))

@@ -197,3 +197,18 @@ def test_four_former_silent_acceptances_are_errors(tmp_path):
     tsv.write_text("今天 天气 好\n花呗怎么还款\t花呗如何还钱\t1\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"pairs.tsv:2: a tab: this looks like a TSV file"):
         read_segmented(str(tsv))
+
+
+def test_a_runaway_training_sentence_is_refused_at_its_first_line(tmp_path):
+    """One 'sentence' of 300,000 tagged characters (no blank line): refused while reading, naming the
+    line it starts on, before it is ever held whole (a 1 M-character one took past 6 GB)."""
+    from zhbert.data import read_char_tagged
+    from zhbert.data.char_tagged import MAX_SENTENCE_CHARS
+    from zhbert.errors import DataFormatError
+
+    path = tmp_path / "extra.bio"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("中 B-LOC\n国 I-LOC\n\n")
+        f.write("啊 O\n" * (MAX_SENTENCE_CHARS + 100_000))
+    with pytest.raises(DataFormatError, match=f"{path}:4: a sentence of more than {MAX_SENTENCE_CHARS:,} characters"):
+        read_char_tagged(str(path), scheme="BIO", types=["LOC"])

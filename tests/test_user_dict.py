@@ -330,3 +330,17 @@ def test_plain_ascii_and_chinese_dictionaries_still_read(tmp_path):
         path = tmp_path / "dict.txt"
         path.write_bytes(text.encode("utf-8"))
         assert [e.word for e in read_dictionary(path)] == words
+
+
+@pytest.mark.parametrize("size", [100, 200_001], ids=["automaton", "char-trie"])
+def test_nested_words_keep_matching_bounded(size):
+    """100 nested words (啊, 啊啊, ...) over a run of 啊: at most a few candidates per character, the
+    longest; the forced words are still the longest, end to end (it took 151 s and 3 GB before)."""
+    from zhbert.heads.user_dict import MAX_WORDS_PER_END, ForcedWords
+
+    words = ["啊" * k for k in range(1, 101)] + [f"填充{i}" for i in range(size - 100)]
+    forced = ForcedWords(read_dictionary(words), ["B", "M", "E", "S"], "BMES-untyped")
+    text = "啊" * 3000
+    start, end, _ = forced._found([text])
+    assert len(start) <= MAX_WORDS_PER_END * len(text)
+    assert forced.spans(text) == [(s, s + 100, None) for s in range(0, 3000, 100)]

@@ -22,6 +22,7 @@ from .errors import ModelLoadError
 from .heads import ZhBertForTask, char_spans, load_head, predict_scores, predict_tags
 from .heads.thresholds import apply_thresholds
 from .models_registry import read_config, resolve_model_path
+from .text import MAX_TEXT_CHARS
 from .tokenizer import encode, load_tokenizer
 from .windows import owner_groups, owners, sentence_breaks, windows
 
@@ -136,6 +137,12 @@ def _one_or_many(inputs, fn):
         if not ok:
             raise TypeError(f"input {i}: expected a string (or a pair of strings), got {type(x).__name__}")
         for side, text in enumerate((x,) if isinstance(x, str) else x):
+            if len(text) > MAX_TEXT_CHARS:  # held whole with its tokens and spans: memory grows with it
+                where = f"input {i}" + (f", text {'ab'[side]}" if isinstance(x, tuple) else "")
+                raise ValueError(
+                    f"{where}: {len(text):,} characters; one text takes up to {MAX_TEXT_CHARS:,} (about 1.6 GB at that size): "
+                    "split it, e.g. at paragraph or sentence ends, and pass the parts as a list"
+                )
             bad = _SURROGATE.search(text)
             if bad:  # no UTF-8 exists for it: the tokenizer would fail with a misleading TypeError
                 where = f"input {i}" + (f", text {'ab'[side]}" if isinstance(x, tuple) else "")
@@ -454,6 +461,7 @@ class MultiTask:
 
 _MASK = re.compile(r"\[MASK\]")
 FILL_ORDERS = ("confident", "left-to-right", "all-at-once")
+MAX_MASKS = 64  # [MASK]s per text: each is one more pass over its window (1,000 of them ran past 300 s)
 
 
 class MaskedLM:
@@ -511,6 +519,8 @@ class MaskedLM:
         ids, offsets, masks = self._ids(text)
         if not masks:
             raise ValueError("the text has no [MASK] to fill")
+        if len(masks) > MAX_MASKS:  # one model pass per mask, each over its window: time grows with their number
+            raise ValueError(f"the text has {len(masks):,} [MASK]s; one text takes up to {MAX_MASKS} (they are filled one at a time)")
         filled: dict[int, MaskFill] = {}
         special = sorted(set(self.tokenizer.all_special_ids))
         spans = windows(len(ids), self.window - 2)

@@ -13,6 +13,8 @@ from typing import List, Optional
 
 import typer
 
+from .text import MAX_TEXT_CHARS
+
 app = typer.Typer(
     name="zhbert",
     help="Chinese BERT: pretrain with Chinese masking, fine-tune task heads, predict, demo.",
@@ -283,7 +285,7 @@ def _result_json(pred, item, result) -> dict:
     raise TypeError(type(pred).__name__)
 
 
-MAX_PREDICT_LINE = 1_000_000
+MAX_PREDICT_LINE = MAX_TEXT_CHARS  # the API's limit per text, for the same reason
 PREDICT_CHUNK_CHARS = 200_000  # characters passed to the model per call at most, whatever --batch-size says
 
 

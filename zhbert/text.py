@@ -25,6 +25,10 @@ from typing import NamedTuple, Sequence
 
 import regex
 
+# The longest text one call takes (API, ``zhbert predict`` line): a text is held whole with its tokens
+# and spans, about 0.8-1.0 KB a character for the bundled models (1.6 GB at this size, measured).
+MAX_TEXT_CHARS = 1_000_000
+
 __all__ = ["HAN_RANGES", "Unit", "is_cjk", "is_space", "own_unit_bounds", "token_units", "unit_columns"]
 
 #: the Han ideograph blocks; the pre-tokeniser makes each such character a word of its own

@@ -78,6 +78,9 @@ def _split_line(line: str, sep: str | None, name: str, lineno: int, position_dig
     return char, tag
 
 
+MAX_SENTENCE_CHARS = 200_000  # as for a line of segmented text; real sentences have at most a few thousand
+
+
 def _sentences(lines, name: str, sep: str | None, position_digits: bool) -> Iterator[tuple[int, list[str], list[str], list[int]]]:
     chars: list[str] = []
     tags: list[str] = []
@@ -88,6 +91,13 @@ def _sentences(lines, name: str, sep: str | None, position_digits: bool) -> Iter
                 yield linenos[0], chars, tags, linenos
                 chars, tags, linenos = [], [], []
             continue
+        if len(chars) >= MAX_SENTENCE_CHARS:  # checked while reading: the sentence is never held whole
+            raise DataFormatError(
+                name,
+                linenos[0],
+                f"a sentence of more than {MAX_SENTENCE_CHARS:,} characters (no blank line from here to line {lineno}); "
+                "end each sentence with a blank line",
+            )
         c, t = _split_line(line, sep, name, lineno, position_digits)
         chars.append(c)
         tags.append(t)

@@ -103,6 +103,22 @@ class CharTrie:
 
 
 CHAR_TRIE_FROM = 200_000  # dictionaries of this many words or more are matched with CharTrie
+# Words ending at one character that take part in forcing, longest first: a lattice's bound. Nested
+# words (啊, 啊啊, ... 100 of them over a run of 啊) would otherwise make every position a hundred
+# candidates (10 M for 100,000 characters: 3 GB); a shorter one is forced only where every longer
+# one ending there lost to an overlap, so this changes nothing in ordinary text.
+MAX_WORDS_PER_END = 8
+
+
+def _longest_per_end(end: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Indices of the (at most) :data:`MAX_WORDS_PER_END` longest hits at each end position."""
+    if len(end) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.lexsort((-size, end))
+    sorted_end = end[order]
+    first = np.searchsorted(sorted_end, sorted_end, side="left")
+    rank = np.arange(len(order)) - first
+    return np.sort(order[rank < MAX_WORDS_PER_END])
 
 
 class ForcedWords:
@@ -165,13 +181,26 @@ class ForcedWords:
         ``(start, end, word index)`` arrays, positions counted through the texts end to end."""
         if self._trie is not None:
             start, size, k = self._trie.find_all(texts)
-            return start, start + size, k
-        hits, offset = [], 0
+            keep = _longest_per_end(start + size, size)
+            return start[keep], (start + size)[keep], k[keep]
+        from array import array
+
+        starts, ends, words = array("q"), array("q"), array("q")
+        offset = 0
         for text in texts if self._automaton is not None else ():
-            hits += [(offset + end + 1 - n, offset + end + 1, k) for end, (n, k) in self._automaton.iter(text)]
+            last, count = -1, 0
+            # the automaton gives the words ending at one character longest first: keep the first few
+            for end, (n, k) in self._automaton.iter(text):
+                count = count + 1 if end == last else 1
+                last = end
+                if count <= MAX_WORDS_PER_END:
+                    starts.append(offset + end + 1 - n)
+                    ends.append(offset + end + 1)
+                    words.append(k)
             offset += len(text)
-        start, end, k = (np.array(column, dtype=np.int64) for column in zip(*hits)) if hits else (np.zeros(0, dtype=np.int64),) * 3
-        return start, end, k
+        return tuple(
+            np.frombuffer(column, dtype=np.int64).copy() if len(column) else np.zeros(0, dtype=np.int64) for column in (starts, ends, words)
+        )
 
     def __bool__(self) -> bool:
         return bool(self.size or self.units)
