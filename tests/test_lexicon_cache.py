@@ -13,8 +13,8 @@ from safetensors import safe_open
 
 from zhbert import lexicon_cache
 from zhbert.dictionary import jieba_dictionary_path, read_dictionary
-from zhbert.lexicon import LEXICON_TAGS, TokenLexicon, _read_jieba, shared_lexicon
-from zhbert.lexicon_cache import cached_lexicon
+from zhbert.lexicon import LEXICON_TAGS, TokenLexicon, read_jieba_dict
+from zhbert.lexicon_cache import cached_lexicon, shared_lexicon
 
 
 @pytest.fixture
@@ -48,10 +48,10 @@ class Builds:
 
 
 def test_a_cached_jieba_lexicon_is_the_built_one_bit_for_bit(cache, tokenizer, pd_sentences, monkeypatch):
-    import zhbert.lexicon as lexicon_module
+    import zhbert.lexicon_cache as lexicon_module
 
     path = jieba_dictionary_path()
-    built = TokenLexicon(_read_jieba(path), tokenizer, 16384)
+    built = TokenLexicon(read_jieba_dict(path), tokenizer, 16384)
     monkeypatch.setattr(lexicon_module, "_SHARED", {})
     first = shared_lexicon("jieba", tokenizer, 16384)  # builds and writes
     (stored,) = cache.glob("lexicon-*.safetensors")

@@ -45,7 +45,7 @@ def test_words_are_the_segmenters_and_every_word_has_a_tag(trained):
 def test_the_head_round_trips_bit_for_bit(trained):
     from safetensors.torch import load_file
 
-    from zhbert.pos_on_segmenter import head_state
+    from zhbert.heads.pos import head_state
 
     folder, _ = trained
     tagger = zhbert.load(str(folder))

@@ -284,10 +284,10 @@ def test_fast_lexicon_build_equals_the_tokenizer_and_the_checked_reader(tokenize
     """The shortcuts that make a lexicon load in seconds give exactly what the slow paths give,
     on all of jieba's dictionary."""
     from zhbert.dictionary import jieba_dictionary_path, read_dictionary
-    from zhbert.lexicon import _read_jieba, word_token_ids
+    from zhbert.lexicon import read_jieba_dict, word_token_ids
 
     checked = read_dictionary(jieba_dictionary_path())
-    fast = _read_jieba(jieba_dictionary_path())
+    fast = read_jieba_dict(jieba_dictionary_path())
     assert fast.entries == checked.entries and fast.duplicates == checked.duplicates > 0
     words = [e.word for e in checked]
     reference = [e.ids for e in tokenizer.backend_tokenizer.encode_batch_fast(words, add_special_tokens=False)]
@@ -304,7 +304,8 @@ def test_a_user_word_list_grows_the_lexicon_exactly_as_a_full_build(tokenizer, d
     from lexicon_checks import assert_lexicon_is_reference, assert_same_lexicon, reference_lexicon
 
     from zhbert.dictionary import read_dictionary
-    from zhbert.lexicon import TokenLexicon, shared_lexicon
+    from zhbert.lexicon import TokenLexicon
+    from zhbert.lexicon_cache import shared_lexicon
 
     base = shared_lexicon("jieba", tokenizer, 4096)
     names = (*TokenLexicon._ARRAYS, *TokenLexicon._ENTRY_ARRAYS, *TokenLexicon._FLAT_ARRAYS)

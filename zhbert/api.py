@@ -337,7 +337,7 @@ def join_words(text: str, words: list[Span], spans: list[tuple[int, int]]) -> li
 class POSTagger(Segmenter):
     """Words with part-of-speech tags (the PKU tagset): the segmenter's words, as :class:`Segmenter`
     gives them (user dictionary, web units, ``person_names``), each labelled with the tag its
-    characters vote for and that tag's mean probability (``zhbert/pos_on_segmenter.py``).
+    characters vote for and that tag's mean probability (:mod:`zhbert.heads.pos`).
     A second pass of the shared encoder computes the tags: about half the segmenter's speed."""
 
     def __init__(self, segmenter: Segmenter, pos_model: ZhBertForTask, path: Path):
@@ -345,7 +345,7 @@ class POSTagger(Segmenter):
         self.pos_model = pos_model
 
     def _predict(self, texts, batch_size, person_names="split"):
-        from .pos_on_segmenter import vote
+        from .heads.pos import vote
 
         words = super()._predict(texts, batch_size, person_names)
         tags = predict_tags(self.pos_model, self.tokenizer, texts, batch_size)
@@ -690,7 +690,7 @@ def load(
 
 
 def _load_pos(path: Path, device: str | None) -> POSTagger:
-    from .pos_on_segmenter import attach_head, load_pos_folder
+    from .heads.pos import attach_head, load_pos_folder
 
     seg_path, head, weights = load_pos_folder(path)
     segmenter = _load(str(seg_path), device)
@@ -713,7 +713,7 @@ def _to_int8(model: torch.nn.Module) -> None:
 
 
 def _load(name_or_path: str, device: str | None):
-    from .pos_on_segmenter import MARKER
+    from .heads.pos import MARKER
 
     path = resolve_model_path(name_or_path)
     if (path / MARKER).is_file():  # a POS head over a segmenter's features

@@ -28,7 +28,7 @@ from .dictionary import DictEntry, Dictionary, gc_paused
 
 __all__ = [
     "TokenLexicon", "TokenTrie", "LexiconMatches", "word_token_ids", "word_token_arrays",
-    "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES", "shared_lexicon",
+    "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES",
 ]  # fmt: skip
 
 SETS = ("B", "M", "E", "S")
@@ -528,31 +528,7 @@ class TokenLexicon:
         return out
 
 
-_SHARED: dict = {}
-
-
-def shared_lexicon(source: str, tokenizer, buckets: int) -> "TokenLexicon":
-    """The lexicon of a named dictionary (``"jieba"``) under ``tokenizer``, built once per process
-    and shared read-only (a user's words make a new one: :meth:`TokenLexicon.with_words`), and
-    kept on disk between processes (:mod:`zhbert.lexicon_cache`)."""
-    from .dictionary import jieba_dictionary_path, read_dictionary
-    from .lexicon_cache import cached_lexicon
-
-    if source != "jieba":
-        raise ValueError(f"unknown lexicon {source!r} (known: jieba)")
-    path = jieba_dictionary_path()
-    stat = path.stat()
-    tok = tokenizer_sha256(tokenizer)
-    key = (str(path), stat.st_size, stat.st_mtime_ns, tok, buckets)
-    if key not in _SHARED:
-        _SHARED.clear()  # one tokenizer's lexicon at a time: each holds about 100 MB
-        _SHARED[key] = cached_lexicon(
-            path, tokenizer, buckets, LEXICON_TAGS, lambda: TokenLexicon(_read_jieba(path) or read_dictionary(path), tokenizer, buckets)
-        )
-    return _SHARED[key]
-
-
-def _read_jieba(path) -> "Dictionary | None":
+def read_jieba_dict(path) -> "Dictionary | None":
     """jieba's own ``dict.txt`` (``word freq tag`` on every line) without the per-line checks a
     user's file gets: 0.4 s instead of 2 s. None if any line is not in that form (then the
     validating reader reads it and names the line)."""

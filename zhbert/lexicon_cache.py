@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Callable
 
 from .errors import warn
-from .lexicon import TokenLexicon, file_sha256, tokenizer_sha256
+from .lexicon import LEXICON_TAGS, TokenLexicon, file_sha256, read_jieba_dict, tokenizer_sha256
 
-__all__ = ["cache_dir", "cached_lexicon", "lexicon_cache_key", "KEEP"]
+__all__ = ["cache_dir", "cached_lexicon", "lexicon_cache_key", "shared_lexicon", "KEEP"]
 
 logger = logging.getLogger("zhbert")
 FORMAT = 2  # 2: integer arrays stored in the narrowest of int16 / int32 that holds them (about half the bytes)
@@ -160,3 +160,26 @@ def _prune(folder: Path) -> None:
 
     for old in sorted(folder.glob("lexicon-*.safetensors"), key=last_used, reverse=True)[KEEP:]:
         old.unlink(missing_ok=True)
+
+
+_SHARED: dict = {}
+
+
+def shared_lexicon(source: str, tokenizer, buckets: int) -> "TokenLexicon":
+    """The lexicon of a named dictionary (``"jieba"``) under ``tokenizer``, built once per process
+    and shared read-only (a user's words make a new one: :meth:`TokenLexicon.with_words`), and
+    kept on disk between processes (:func:`cached_lexicon`)."""
+    from .dictionary import jieba_dictionary_path, read_dictionary
+
+    if source != "jieba":
+        raise ValueError(f"unknown lexicon {source!r} (known: jieba)")
+    path = jieba_dictionary_path()
+    stat = path.stat()
+    tok = tokenizer_sha256(tokenizer)
+    key = (str(path), stat.st_size, stat.st_mtime_ns, tok, buckets)
+    if key not in _SHARED:
+        _SHARED.clear()  # one tokenizer's lexicon at a time: each holds about 100 MB
+        _SHARED[key] = cached_lexicon(
+            path, tokenizer, buckets, LEXICON_TAGS, lambda: TokenLexicon(read_jieba_dict(path) or read_dictionary(path), tokenizer, buckets)
+        )
+    return _SHARED[key]

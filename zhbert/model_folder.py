@@ -85,9 +85,27 @@ def _types(node, component: str, where: str) -> None:
                 _types(step, component, where)
 
 
-def _check_config(path: Path) -> dict:
-    from .models_registry import read_config
+MAX_CONFIG_BYTES = 10 * 2**20
 
+
+def read_config(path: Path) -> dict:
+    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
+    file = Path(path) / "config.json"
+    try:
+        size = file.stat().st_size
+        if size > MAX_CONFIG_BYTES:
+            raise ModelLoadError(f"{file}: {size:,} bytes; a model config is a few KB (at most {MAX_CONFIG_BYTES:,} read)")
+        config = json.loads(file.read_text(encoding="utf-8"))
+    except RecursionError:  # nesting deeper than the JSON decoder recurses: never a real config
+        raise ModelLoadError(f"{file}: JSON nested too deeply to be a model config") from None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise ModelLoadError(f"{file}: not a readable JSON config ({type(e).__name__}: {str(e)[:120]})") from None
+    if not isinstance(config, dict):
+        raise ModelLoadError(f"{file}: expected a JSON object, found {type(config).__name__}")
+    return config
+
+
+def _check_config(path: Path) -> dict:
     config = read_config(path)
     for key, limit in CONFIG_LIMITS.items():
         if key not in config:

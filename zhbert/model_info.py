@@ -80,9 +80,9 @@ def _never_emitted(path, vocab_size: int) -> dict:
 
 
 def _describe_pos(path) -> dict:
-    """A POS head over a segmenter (``zhbert/pos_on_segmenter.py``): the segmenter, described as
+    """A POS head over a segmenter (:mod:`zhbert.heads.pos`): the segmenter, described as
     above, and the head's own size."""
-    from .pos_on_segmenter import load_pos_folder
+    from .heads.pos import load_pos_folder
 
     seg_path, head, weights = load_pos_folder(path)
     return {

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .errors import ModelLoadError
+from .model_folder import read_config  # noqa: F401  (read here by the modules that resolve models)
 
 BUNDLED_DIR = Path(__file__).parent / "pretrained"
 POS_MARKER = "zhbert_pos.json"  # zhbert/pos_on_segmenter.py: a POS head over a segmenter's features
@@ -90,7 +91,7 @@ def missing_bundled() -> list[tuple[str, Path, str]]:
 def resolve_model_path(name_or_path: str) -> Path:
     """A bundled short name or a local folder holding ``config.json`` (or ``zhbert_pos.json``: a POS
     head over a segmenter, whose segmenter folder is checked when it is loaded)."""
-    from .model_folder import check_model_folder
+    from .model_folder import check_model_folder  # torch-free, but only needed for folders
 
     path = Path(name_or_path)
     if path.is_dir():
@@ -103,25 +104,3 @@ def resolve_model_path(name_or_path: str) -> Path:
     if path.exists():
         raise ModelLoadError(f"{path}: expected a model folder, found a file")
     return bundled_path(name_or_path)
-
-
-MAX_CONFIG_BYTES = 10 * 2**20
-
-
-def read_config(path: Path) -> dict:
-    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
-    import json
-
-    file = Path(path) / "config.json"
-    try:
-        size = file.stat().st_size
-        if size > MAX_CONFIG_BYTES:
-            raise ModelLoadError(f"{file}: {size:,} bytes; a model config is a few KB (at most {MAX_CONFIG_BYTES:,} read)")
-        config = json.loads(file.read_text(encoding="utf-8"))
-    except RecursionError:  # nesting deeper than the JSON decoder recurses: never a real config
-        raise ModelLoadError(f"{file}: JSON nested too deeply to be a model config") from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise ModelLoadError(f"{file}: not a readable JSON config ({type(e).__name__}: {str(e)[:120]})") from None
-    if not isinstance(config, dict):
-        raise ModelLoadError(f"{file}: expected a JSON object, found {type(config).__name__}")
-    return config

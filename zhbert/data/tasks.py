@@ -48,7 +48,9 @@ class SplitFile:
     columns: tuple[str, ...] = ("text",)
 
     def read(self):
-        from .. import data
+        import sys
+
+        data = sys.modules[__package__]  # zhbert.data, this module's own package (its readers), already imported
 
         folder = self.name.split("/")[0]
         path, *rest = self.args

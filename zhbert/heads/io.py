@@ -161,7 +161,8 @@ def attach_lexicon(
     if not h.lexicon or model.word_features is None:
         return model
     from ..dictionary import jieba_dictionary_path
-    from ..lexicon import file_sha256, shared_lexicon
+    from ..lexicon import file_sha256
+    from ..lexicon_cache import shared_lexicon
 
     path = jieba_dictionary_path()
     if h.lexicon_sha256 and file_sha256(path) != h.lexicon_sha256:
