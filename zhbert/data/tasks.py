@@ -28,6 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 
 from ..tags import labels_for, tags_to_spans
 from .paths import dataset_path
@@ -597,7 +598,8 @@ def load_task_data(task: str, name: str) -> TaskData:
     row); each call gets its own lists, so a caller that edits them affects no one else."""
     if task not in DATASETS or name not in DATASETS[task]:
         known = "; ".join(f"{t}: {', '.join(n)}" for t, n in DATASETS.items())
-        raise ValueError(f"unknown dataset {task}/{name}; known: {known}")
+        hint = f" (a file? train on it with --train-file {name})" if Path(name).suffix or "/" in name else ""
+        raise ValueError(f"unknown dataset {task}/{name}{hint}; known: {known}")
     from .paths import shared_dir
 
     d = _parsed(task, name, str(shared_dir()))  # keyed on the data root too: ZHBERT_SHARED may change

@@ -18,6 +18,24 @@ def _representations() -> list[str]:
 @dataclass
 class RecipeArguments:
     dataset: str = field(default="", metadata={"help": "which dataset of the task (see --help of the recipe)"})
+    train_file: str | None = field(
+        default=None,
+        metadata={"help": "train on your own file instead of a dataset (formats: --format; docs/using.md, Training on your own data)"},
+    )
+    validation_file: str | None = field(
+        default=None, metadata={"help": "with --train-file: the dev split (default: --validation-share of the training rows)"}
+    )
+    test_file: str | None = field(default=None, metadata={"help": "with --train-file: scored at the end (default: the dev split)"})
+    format: str = field(
+        default="auto",
+        metadata={
+            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; tagging tsv|csv; "
+            "matching tsv|csv; auto: by extension"
+        },
+    )
+    validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
+    text_column: str = field(default="text", metadata={"help": "tagging CSV: the text column"})
+    label_column: str = field(default="label", metadata={"help": "tagging and matching CSV: the label column"})
     encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
     random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
     mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})

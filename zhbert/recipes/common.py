@@ -53,7 +53,17 @@ def load_splits(args: RecipeArguments, task: str):
     """The dataset's splits, cut to ``--max_train_samples`` / ``--max_eval_samples``."""
     from ..data.tasks import load_task_data
 
-    data = load_task_data(task, args.dataset)
+    if args.train_file:
+        from ..data.user_files import task_data_from_files
+
+        data = task_data_from_files(
+            task, args.train_file, args.validation_file, args.test_file, args.format, args.validation_share, args.seed,
+            args.text_column, args.label_column,
+        )  # fmt: skip
+    elif args.validation_file or args.test_file:
+        raise ValueError("--validation-file and --test-file come with --train-file (your own data); a --dataset has its own splits")
+    else:
+        data = load_task_data(task, args.dataset)
     if args.score_on not in ("test", "dev"):
         raise ValueError(f"--score_on must be test or dev, got {args.score_on!r}")
     if args.add_dev_to_train:

@@ -1,0 +1,136 @@
+"""Training on the user's own files (``zhbert train TASK --train-file F``): real rows cut from
+../shared into the formats users bring (CoNLL, doccano and CLUENER JSON lines, Label Studio's export,
+TSV and CSV), trained, scored and reloaded from the command line; bad lines named ``file:line``."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+
+import pytest
+
+import zhbert
+from zhbert.data.user_files import read_entity_json, task_data_from_files
+from zhbert.errors import DataFormatError
+
+
+def _lines(path, n):
+    with open(path, encoding="utf-8") as f:
+        return [next(f) for _ in range(n)]
+
+
+@pytest.fixture(scope="module")
+def resume_conll(datasets_dir, tmp_path_factory):
+    """The first 80 sentences of Resume NER's train file (BMES, a character and its tag a line)."""
+    out = tmp_path_factory.mktemp("conll") / "resume.bmes"
+    text = (datasets_dir / "resume_ner" / "train.char.bmes").read_text(encoding="utf-8")
+    out.write_text("\n\n".join(text.split("\n\n")[:80]) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def doccano_jsonl(datasets_dir, tmp_path_factory):
+    """The first 80 CLUENER records rewritten as doccano's ``{"text", "label": [[start, end, type]]}``."""
+    out = tmp_path_factory.mktemp("doccano") / "news.jsonl"
+    from zhbert.data import read_cluener
+
+    cluener = read_cluener(str(datasets_dir / "cluener2020" / "train.json")).select(range(80))
+    rows = [
+        json.dumps({"text": text, "label": [[e["start"], e["end"], e["type"]] for e in entities]}, ensure_ascii=False)
+        for text, entities in zip(cluener["text"], cluener["entities"])
+    ]
+    out.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="module")
+def pairs_tsv(datasets_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pairs") / "pairs.tsv"
+    out.write_text("".join(_lines(datasets_dir / "lcqmc" / "dev.txt", 120)), encoding="utf-8")
+    return out
+
+
+def _train(task, train_file, encoder, out, *extra):
+    cmd = [sys.executable, "-m", "zhbert", "train", task, "--train-file", str(train_file), "--encoder", str(encoder)]
+    cmd += ["--preset", "tiny", "--max_steps", "4", "--output-dir", str(out), *map(str, extra)]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+
+
+def test_a_conll_file_trains_scores_and_reloads(resume_conll, tiny_encoder, tmp_path):
+    r = _train("ner", resume_conll, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert record["scored_on"] == "dev" and 0 <= record["score"] <= 1
+    labels = json.loads((tmp_path / "run" / "model" / "config.json").read_text(encoding="utf-8"))["zhbert_head"]["labels"]
+    assert "M-NAME" in labels and "S-NAME" in labels  # BMES and Resume's own types, from the file
+    tagger = zhbert.load(str(tmp_path / "run" / "model"))
+    text = "高勇：男，中国国籍，无境外居留权。"
+    assert all(text[s.start : s.end] == s.text for s in tagger(text))
+
+
+def test_a_doccano_file_trains_and_reloads(doccano_jsonl, tiny_encoder, tmp_path):
+    r = _train("ner", doccano_jsonl, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    labels = json.loads((tmp_path / "run" / "model" / "config.json").read_text(encoding="utf-8"))["zhbert_head"]["labels"]
+    assert {"B-company", "I-name", "B-address"} <= set(labels)
+    assert zhbert.load(str(tmp_path / "run" / "model"))("字节跳动的张一鸣在北京发布新品。") is not None
+
+
+def test_a_pair_tsv_trains_and_reloads(pairs_tsv, tiny_encoder, tmp_path):
+    r = _train("matching", pairs_tsv, tiny_encoder, tmp_path / "run", "--validation-share", "0.25")
+    assert r.returncode == 0, r.stderr[-3000:]
+    notes = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))["notes"]
+    assert any("held out from the training file, seed 42" in n for n in notes)
+    match = zhbert.load(str(tmp_path / "run" / "model"))(("花呗怎么还款", "蚂蚁花呗如何还钱"))
+    assert match.label in ("0", "1")
+
+
+def test_label_studio_and_cluener_records_read(tmp_path):
+    studio = tmp_path / "export.json"
+    task = {
+        "data": {"text": "字节跳动在北京。"},
+        "annotations": [{"result": [{"value": {"start": 0, "end": 4, "text": "字节跳动", "labels": ["ORG"]}}]}],
+    }
+    studio.write_text(json.dumps([task, task], ensure_ascii=False), encoding="utf-8")
+    assert [r["spans"] for r in read_entity_json(str(studio))] == [[("ORG", 0, 4)]] * 2
+    cluener = tmp_path / "c.json"
+    cluener.write_text(json.dumps({"text": "张一鸣在北京", "label": {"name": {"张一鸣": [[0, 2]]}}}, ensure_ascii=False), encoding="utf-8")
+    assert read_entity_json(str(cluener))[0]["spans"] == [("name", 0, 3)]
+
+
+def test_bad_lines_are_named(tmp_path, pairs_tsv):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "北京", "label": [[0, 2, "LOC"]]}\n{"text": "上海", "label": [[0, 5, "LOC"]]}\n', encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{bad}:2: LOC span \\[0, 5\\) outside a text of 2 characters"):
+        task_data_from_files("ner", str(bad))
+    tsv = tmp_path / "pairs.tsv"
+    tsv.write_text("花呗怎么还款\t花呗如何还钱\t1\n今天天气怎么样\t0\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{tsv}:2: 2 tab-separated columns, expected 3"):
+        task_data_from_files("matching", str(tsv))
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("花呗怎么还款\t花呗如何还钱\tyes\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{dev}:1: label 'yes' is not in the training file's labels"):
+        task_data_from_files("matching", str(pairs_tsv), validation_file=str(dev))
+
+
+def test_a_csv_with_named_columns(tmp_path, datasets_dir):
+    path = tmp_path / "posts.csv"
+    rows = [line.rstrip("\n").split("\t", 1) for line in _lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 61)[1:]]
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["emotion", "post"])
+        writer.writerows(rows)
+    data = task_data_from_files("tagging", str(path), text_column="post", label_column="emotion")
+    assert len(data.train) + len(data.dev) == 60 and data.eval_split == "dev"
+    assert data.labels == sorted({label for label, _ in rows})
+    with pytest.raises(DataFormatError, match=f"{path}:1: no column 'text'"):
+        task_data_from_files("tagging", str(path))
+
+
+def test_a_dataset_name_that_is_a_file_points_to_train_file(tmp_path):
+    from zhbert.data.tasks import load_task_data
+
+    with pytest.raises(ValueError, match="a file\\? train on it with --train-file my.conll"):
+        load_task_data("ner", "my.conll")

@@ -1,0 +1,308 @@
+"""Training data from the user's own files: ``zhbert train TASK --train-file F [--validation-file F]
+[--test-file F] [--format ...]``, as HF's ``run_ner.py`` takes ``--train_file``.
+
+Formats, by task (``auto`` picks by the file's extension, and for NER JSON by each record's shape):
+
+* ``ner``: ``conll`` - one character and its tag per line, a blank line between sentences, BIO,
+  BIOES or BMES (detected); ``jsonl`` - one JSON object per line (or one array), each either
+  CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
+  ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
+  "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
+  ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``.
+* ``cws``: ``words`` - one sentence per line, words separated by spaces.
+* ``tagging``: ``tsv`` - ``text<TAB>label``; ``csv`` - a header row naming ``--text-column`` and
+  ``--label-column``.
+* ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` - columns ``text_a``, ``text_b``
+  and ``--label-column``.
+
+The label set comes from the training file and is saved with the model. Without a validation file,
+a seeded share of the training rows is held out as the dev split, and the notes say so. Every bad
+line is an error ``file:line: problem``; a line or record past the readers' bounds is refused.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+from pathlib import Path
+
+from ..errors import DataFormatError, clip
+from ..tags import labels_for
+from .source import iter_lines, read_text
+
+__all__ = ["FORMATS", "task_data_from_files", "read_entity_json"]
+
+FORMATS = {"ner": ("conll", "jsonl"), "cws": ("words",), "tagging": ("tsv", "csv"), "matching": ("tsv", "csv")}
+MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
+
+
+def _format(task: str, path: str, fmt: str) -> str:
+    if task not in FORMATS:
+        raise ValueError(f"training from files covers {', '.join(FORMATS)}; not {task!r}")
+    if fmt != "auto":
+        if fmt not in FORMATS[task]:
+            raise ValueError(f"--format {fmt!r} is not a {task} format; choose {', '.join(FORMATS[task])} (or auto)")
+        return fmt
+    suffix = Path(path).suffix.lower()
+    if task == "ner":
+        return "jsonl" if suffix in (".json", ".jsonl") else "conll"
+    if task == "cws":
+        return "words"
+    return "csv" if suffix == ".csv" else "tsv"
+
+
+# --- NER ----------------------------------------------------------------------------------------
+def read_entity_json(path: str) -> list[dict]:
+    """Records of a JSON-lines (or JSON array) entity file as ``{"text", "spans": [(type, start, end)]}``
+    with end-exclusive offsets, each span checked against its text."""
+    from .jsonio import iter_json_records
+
+    out = []
+    for line, record in iter_json_records(read_text(path), path):
+        items = record if isinstance(record, list) else [record]
+        for rec in items:  # a Label Studio export is one array of tasks
+            out.append(_entity_record(rec, path, line))
+    if not out:
+        raise DataFormatError(path, None, "no records")
+    return out
+
+
+def _entity_record(rec, path: str, line: int) -> dict:
+    if not isinstance(rec, dict):
+        raise DataFormatError(path, line, f"expected a JSON object, found {type(rec).__name__}")
+    if "data" in rec and isinstance(rec["data"], dict):  # Label Studio
+        text = rec["data"].get("text")
+        results = [r for a in rec.get("annotations") or [] for r in (a.get("result") or [])]
+        spans = []
+        for r in results:
+            value = r.get("value") or {}
+            labels = value.get("labels") or []
+            if len(labels) != 1:
+                raise DataFormatError(path, line, f"a Label Studio result with labels {labels!r}: expected exactly one")
+            spans.append((labels[0], value.get("start"), value.get("end"), value.get("text")))
+    else:
+        text = rec.get("text")
+        label = rec.get("label", rec.get("labels"))
+        if isinstance(label, dict):  # CLUENER: {type: {mention: [[start, end_inclusive]]}}
+            spans = [
+                (typ, pos[0], pos[1] + 1 if isinstance(pos, list) and len(pos) == 2 and isinstance(pos[1], int) else None, mention)
+                for typ, mentions in label.items()
+                for mention, positions in (mentions.items() if isinstance(mentions, dict) else [(None, [None])])
+                for pos in (positions if isinstance(positions, list) else [None])
+            ]
+        elif isinstance(label, list):  # doccano: [[start, end, type]]
+            spans = [(x[2], x[0], x[1], None) if isinstance(x, list) and len(x) == 3 else (None, None, None, None) for x in label]
+        elif isinstance(rec.get("entities"), list):  # doccano's newer export
+            spans = [
+                (e.get("label"), e.get("start_offset"), e.get("end_offset"), None) if isinstance(e, dict) else (None,) * 4
+                for e in rec["entities"]
+            ]
+        elif label is None and "entities" not in rec:
+            spans = []
+        else:
+            raise DataFormatError(path, line, f"'label' should be a list [[start, end, type]] or a CLUENER object, found {clip(label)}")
+    if not isinstance(text, str) or not text:
+        raise DataFormatError(path, line, "no 'text' string")
+    checked = []
+    for typ, start, end, mention in spans:
+        ok = isinstance(typ, str) and typ and all(isinstance(x, int) and not isinstance(x, bool) for x in (start, end))
+        if not ok:
+            raise DataFormatError(path, line, f"an entity is not (start, end, type): {clip((start, end, typ))}")
+        if not 0 <= start < end <= len(text):
+            raise DataFormatError(path, line, f"{typ} span [{start}, {end}) outside a text of {len(text)} characters")
+        if mention is not None and text[start:end] != mention:
+            raise DataFormatError(path, line, f"{typ} span [{start}, {end}) covers {clip(text[start:end])}, not {clip(mention)}")
+        checked.append((typ, start, end))
+    return {"text": text, "spans": checked}
+
+
+def _spans_to_rows(records: list[dict], path: str) -> list[dict]:
+    from ..tags import spans_to_tags
+
+    rows = []
+    for rec in records:
+        flat, last_end = [], 0
+        for typ, s, e in sorted(rec["spans"], key=lambda x: (x[1], -(x[2] - x[1]))):
+            if s >= last_end:  # nested or overlapping mentions: the outer, earlier one is tagged
+                flat.append((typ, s, e))
+                last_end = e
+        rows.append({"text": rec["text"], "tags": spans_to_tags(len(rec["text"]), flat, "BIO")})
+    return rows
+
+
+def _ner_rows(path: str, fmt: str) -> tuple[list[dict], str]:
+    if fmt == "jsonl":
+        return _spans_to_rows(read_entity_json(path), path), "BIO"
+    from . import read_char_tagged
+    from .tasks import char_tag_rows
+
+    ds = read_char_tagged(path, scheme="auto")
+    return char_tag_rows(ds), _scheme_of(ds)
+
+
+def _scheme_of(ds) -> str:
+    from ..tags import detect_scheme
+
+    return detect_scheme(set(ds.features["tags"].feature.names))
+
+
+# --- segmentation ---------------------------------------------------------------------------------
+def _cws_rows(path: str) -> list[dict]:
+    from . import read_segmented
+    from .tasks import cws_rows
+
+    ds = read_segmented(path)
+    return cws_rows(ds["text"], ds["words"])
+
+
+# --- labelled texts and pairs ----------------------------------------------------------------------
+def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
+    rows = []
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a row may have")
+        cells = line.split("\t")
+        if len(cells) != columns:
+            want = "text<TAB>label" if columns == 2 else "text_a<TAB>text_b<TAB>label"
+            raise DataFormatError(path, lineno, f"{len(cells)} tab-separated columns, expected {columns} ({want}): {clip(line)}")
+        rows.append((lineno, [c.strip() for c in cells]))
+    return rows
+
+
+def _csv(path: str, names: list[str]) -> list[tuple[int, list[str]]]:
+    text = read_text(path)
+    reader = csv.reader(io.StringIO(text))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise DataFormatError(path, 1, "no header row") from None
+    missing = [n for n in names if n not in header]
+    if missing:
+        raise DataFormatError(path, 1, f"no column {', '.join(map(repr, missing))} in the header {clip(','.join(header))}")
+    at = [header.index(n) for n in names]
+    rows = []
+    for cells in reader:
+        lineno = reader.line_num
+        if not any(c.strip() for c in cells):
+            continue
+        if len(cells) != len(header):
+            raise DataFormatError(path, lineno, f"{len(cells)} columns, the header has {len(header)}")
+        if any(len(cells[i]) > MAX_LINE_CHARS for i in at):
+            raise DataFormatError(path, lineno, f"a cell over the {MAX_LINE_CHARS:,} characters a text may have")
+        rows.append((lineno, [cells[i].strip() for i in at]))
+    return rows
+
+
+def _labelled(path: str, task: str, fmt: str, text_column: str, label_column: str) -> list[tuple[int, list[str]]]:
+    columns = 2 if task == "tagging" else 3
+    rows = (
+        _tsv(path, columns)
+        if fmt == "tsv"
+        else _csv(path, [text_column, label_column] if columns == 2 else ["text_a", "text_b", label_column])
+    )
+    for lineno, cells in rows:
+        if not all(cells):
+            raise DataFormatError(path, lineno, "an empty text or label")
+    if not rows:
+        raise DataFormatError(path, None, "no rows")
+    return rows
+
+
+def _indexed(rows, labels: list[str], path: str, task: str) -> list[dict]:
+    index = {label: i for i, label in enumerate(labels)}
+    out = []
+    for lineno, cells in rows:
+        if cells[-1] not in index:
+            raise DataFormatError(path, lineno, f"label {cells[-1]!r} is not in the training file's labels ({', '.join(labels)})")
+        if task == "tagging":
+            out.append({"text": cells[0], "label": index[cells[-1]]})
+        else:
+            out.append({"text_a": cells[0], "text_b": cells[1], "label": index[cells[-1]]})
+    return out
+
+
+# --- the splits ------------------------------------------------------------------------------------
+def _hold_out(rows: list[dict], share: float, seed: int) -> tuple[list[dict], list[dict]]:
+    order = list(range(len(rows)))
+    random.Random(seed).shuffle(order)
+    n = max(1, int(round(len(rows) * share)))
+    held = set(order[:n])
+    return [r for i, r in enumerate(rows) if i not in held], [r for i, r in enumerate(rows) if i in held]
+
+
+def task_data_from_files(
+    task: str,
+    train_file: str,
+    validation_file: str | None = None,
+    test_file: str | None = None,
+    file_format: str = "auto",
+    validation_share: float = 0.1,
+    seed: int = 42,
+    text_column: str = "text",
+    label_column: str = "label",
+):
+    """A :class:`~zhbert.data.tasks.TaskData` from the user's files (module docstring)."""
+    from .tasks import TaskData
+
+    if not 0 < validation_share < 1:
+        raise ValueError(f"--validation-share must be between 0 and 1, got {validation_share}")
+    files = {"train": train_file, "validation": validation_file, "test": test_file}
+    for role, path in files.items():
+        if path is not None and not Path(path).is_file():
+            raise FileNotFoundError(f"{path}: --{role}-file not found" if Path(path).exists() is False else f"{path}: not a file")
+    fmt = _format(task, train_file, file_format)
+    notes = [f"train: {train_file} ({fmt})"]
+    scheme = None
+    if task == "ner":
+        train, scheme = _ner_rows(train_file, fmt)
+        types = sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
+        if not types:
+            raise DataFormatError(train_file, None, "no entity in the training file: nothing to learn")
+        labels = labels_for(types, scheme)
+
+        def read(path):
+            rows, their_scheme = _ner_rows(path, _format(task, path, file_format))
+            unknown = sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"} - set(types))
+            if unknown:
+                raise DataFormatError(path, None, f"entity types {unknown} are not in the training file's ({', '.join(types)})")
+            if their_scheme != scheme:  # spans are spans: re-tag in the training file's scheme
+                from ..tags import spans_to_tags, tags_to_spans
+
+                rows = [
+                    {"text": r["text"], "tags": spans_to_tags(len(r["text"]), tags_to_spans(r["tags"], their_scheme), scheme)} for r in rows
+                ]
+            return rows
+    elif task == "cws":
+        train, labels, scheme = _cws_rows(train_file), ["B", "M", "E", "S"], "BMES-untyped"
+
+        def read(path):
+            return _cws_rows(path)
+    else:
+        raw = _labelled(train_file, task, fmt, text_column, label_column)
+        labels = sorted({cells[-1] for _, cells in raw})
+        if len(labels) < 2:
+            raise DataFormatError(train_file, None, f"one label only ({labels[0]!r}): a classifier needs at least two")
+        train = _indexed(raw, labels, train_file, task)
+
+        def read(path):
+            return _indexed(_labelled(path, task, _format(task, path, file_format), text_column, label_column), labels, path, task)
+
+    if validation_file:
+        dev = read(validation_file)
+        notes.append(f"dev: {validation_file}")
+    else:
+        train, dev = _hold_out(train, validation_share, seed)
+        notes.append(f"dev: {len(dev):,} rows ({validation_share:.0%}) held out from the training file, seed {seed}")
+    if test_file:
+        test = read(test_file)
+        notes.append(f"test: {test_file}")
+        eval_split = "test"
+    else:
+        test, eval_split = dev, "dev"
+        notes.append("no --test-file: scored on the dev split")
+    name = f"{task}-{Path(train_file).stem}"
+    words = {w for r in train for w in r["words"]} if task == "cws" else None
+    return TaskData(name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words)
