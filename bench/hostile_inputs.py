@@ -4,9 +4,11 @@ does it end in one line naming the file or input, the position and the problem?
     python bench/hostile_inputs.py            # about 5 minutes on 2 cores (also run by bench/bad_inputs.py)
     python bench/hostile_inputs.py --verbose  # and the last line of every case
 
-One case per row of issue 38's table (the cases found by probing as a new user, or a hostile file,
-would). Everything is generated here, in a temporary folder; nothing is read from the checkout but
-the bundled ``cws-fast`` (the smallest model, copied before it is damaged). Each outcome is one of:
+One case per hostile input found by probing as a new user, or a hostile file, would: unbounded
+inputs, damaged folders, full and read-only disks, interrupts, and destinations holding a user's files
+(a case fails as "data loss" when a file of the user's is gone or changed afterwards). Everything is
+generated here, in a temporary folder; nothing is read from the checkout but the bundled models (the
+smallest, ``cws-fast``, is copied before it is damaged). Each outcome is one of:
 
 * clean: the run fails with one line (no traceback) containing every expected piece (the file or
   input, the position, the problem), or, for an input that must be accepted, it completes;
@@ -51,14 +53,19 @@ class Case:
     timeout: int = 300
     note: str = ""
     cleanup: list = field(default_factory=list)
+    survivors: list = field(default_factory=list)  # files of the user's that must still be there, unchanged, after
+    sigint_when: Path | None = None  # send Ctrl-C once this file exists (an interrupted run)
+    env: dict = field(default_factory=dict)
+    skipped: str = ""  # why the case cannot run on this machine (counted apart)
 
 
 def _python(code: str) -> list[str]:
     """A command running ``code``; an exception ends it in one line ``error: Type: message``, as the
     CLI's own handler would, so that the outcome depends on the exception's message and type only."""
     wrapped = (
-        "import sys\ntry:\n" + "".join(f"    {line}\n" for line in code.splitlines())
-        + "except Exception as e:\n    sys.exit(f'error: {type(e).__name__}: {e}')\n"
+        "import sys\ntry:\n"
+        + "".join(f"    {line}\n" for line in code.splitlines())
+        + "except Exception as e:\n    sys.exit(f'\\nerror: {type(e).__name__}: {e}')\n"  # a line of its own after a progress bar
     )
     return [sys.executable, "-c", wrapped]
 
@@ -171,8 +178,9 @@ def cases(tmp: Path) -> list[Case]:
     held = tmp / "held"
     hold = (
         "import time\nfrom zhbert.training.lock import output_lock\n"
-        f"with output_lock({str(held)!r}):\n    print('held', flush=True)\n    time.sleep(600)"
+        f"with output_lock({str(held)!r}):\n    print('held', flush=True)\n    while True:\n        time.sleep(3600)"
     )
+    # held until the case's cleanup kills the holder, however long the machine's load makes the wait
     holder = subprocess.Popen([sys.executable, "-c", hold], stdout=subprocess.PIPE, text=True)
     holder.stdout.readline()  # the lock is taken
     out.append(Case("two `zhbert pretrain` runs on one output folder", [*ZHBERT, *tiny, "--output-dir", str(held)],
@@ -194,6 +202,145 @@ def cases(tmp: Path) -> list[Case]:
         ("a TSV file read as segmented text", f"read_segmented({str(tsv)!r})", f"{tsv}:2:"),
     ):
         out.append(Case(row, _python(f"from zhbert.data import read_char_tagged, read_cluener, read_segmented\n{call}"), [where]))
+    out += destination_cases(tmp, corpus)
+    out += size_cases(tmp)
+    return out
+
+
+def _keep(path: Path, text: str = "mine\n") -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _bind_read_only(folder: Path) -> bool:
+    """``folder`` as a read-only bind mount of a fresh one (root only)."""
+    source = folder.with_name(folder.name + "-source")
+    source.mkdir(parents=True)
+    folder.mkdir(parents=True)
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True).returncode:
+        return False
+    return subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True).returncode == 0
+
+
+def destination_cases(tmp: Path, corpus: Path) -> list[Case]:
+    """Issue 92's rows 1-7 and 12: folders zhbert writes, and what happens to what is already there."""
+    out: list[Case] = []
+    proj = tmp / "proj"
+    model = _model(proj, "model")
+    log = _keep(proj / "train.log", "step 1 loss 9.9\n")
+    out.append(Case("`export proj/model proj` (into the source's own parent)", [*ZHBERT, "export", str(model), str(proj)],
+                    [str(proj), "contains the source"], survivors=[log, model / "model.safetensors"]))  # fmt: skip
+    thesis = _keep(tmp / "mywork" / "thesis.tex", "\\documentclass{article}\n")
+    out.append(Case("`export cws-fast mywork --overwrite`, mywork holding thesis.tex",
+                    [*ZHBERT, "export", "cws-fast", str(thesis.parent), "--overwrite"], [str(thesis.parent), "thesis.tex"],
+                    survivors=[thesis]))  # fmt: skip
+    keep = _keep(tmp / "ship.tmp" / "keep.txt")
+    out.append(Case("`export cws-fast ship` beside a user folder `ship.tmp/`", [*ZHBERT, "export", "cws-fast", str(tmp / "ship")],
+                    [], accept=True, survivors=[keep]))  # fmt: skip
+    runs = [_model(tmp, "run-a"), _model(tmp, "run-b")]
+    notes = _keep(tmp / "soup" / "notes.txt")
+    out.append(Case("`soup a b -o out`, out holding notes.txt", [*ZHBERT, "soup", *map(str, runs), "-o", str(notes.parent)],
+                    [str(notes.parent), "notes.txt"], survivors=[notes]))  # fmt: skip
+    a_file = _keep(tmp / "a_file", "not a folder\n")
+    out.append(Case("`export` onto an existing file", [*ZHBERT, "export", "cws-fast", str(a_file)], [str(a_file), "not a folder"],
+                    survivors=[a_file]))  # fmt: skip
+    ro = tmp / "ro"
+    if _bind_read_only(ro):
+        out.append(Case("`export` into a read-only folder", [*ZHBERT, "export", "cws-fast", str(ro / "ship")],
+                        [str(ro / "ship"), "read-only", "nothing was written"],
+                        cleanup=[lambda: subprocess.run(["umount", str(ro)], check=False)]))  # fmt: skip
+        turned = tmp / "turned"
+        turned.mkdir()
+        script = (
+            "import subprocess\nfrom transformers import Trainer\nfrom zhbert.training.pretrain import PretrainConfig, pretrain\n"
+            "real, calls = Trainer._save_checkpoint, []\n"
+            "def save(self, *a, **k):\n"
+            "    calls.append(1)\n"
+            f"    if len(calls) == 2: subprocess.run(['mount', '-o', 'remount,bind,ro', {str(turned)!r}], check=True)\n"
+            "    return real(self, *a, **k)\n"
+            "Trainer._save_checkpoint = save\n"
+            f"pretrain(PretrainConfig(corpus=[{str(corpus)!r}], output={str(turned / 'run')!r}, size='tiny', max_steps=4, "
+            "save_steps=1, batch_size=4, num_proc=1, max_length=64))"
+        )
+        subprocess.run(["mount", "--bind", str(turned), str(turned)], check=False)
+        out.append(Case("`pretrain` into a folder made read-only mid-run", _python(script),
+                        [str(turned / "run"), "read-only", "checkpoint-1"],
+                        cleanup=[lambda: subprocess.run(["umount", str(turned)], check=False)]))  # fmt: skip
+    else:
+        out.append(Case("`export` / `pretrain` into a read-only folder", [], [], skipped="needs root and a bind mount"))
+    full = tmp / "still-full"
+    if _tmpfs(full, "8m"):
+        with open(full / "filler", "wb", buffering=0) as f:
+            try:
+                while True:
+                    f.write(b"\0" * 4096)
+            except OSError:
+                pass
+        tiny = ["pretrain", "--corpus", str(corpus), "--size", "tiny", "--max-steps", "2", "--save-steps", "1", "--batch-size", "4"]
+        out.append(Case("rerun `pretrain` while the disk is still full", [*ZHBERT, *tiny, "--output-dir", str(full / "run")],
+                        [str(full / "run"), "no space left"],
+                        cleanup=[lambda: subprocess.run(["umount", str(full)], check=False)]))  # fmt: skip
+    else:
+        out.append(Case("rerun `pretrain` while the disk is still full", [], [], skipped="needs root and a tmpfs"))
+    interrupted = tmp / "interrupted"
+    long_run = ["pretrain", "--corpus", str(corpus), "--size", "tiny", "--max-steps", "500", "--save-steps", "2", "--batch-size", "4"]
+    out.append(Case("Ctrl-C during `pretrain`", [*ZHBERT, *long_run, "--output-dir", str(interrupted)],
+                    [str(interrupted), "interrupted at step", "resumes from", "checkpoint-"],
+                    sigint_when=interrupted / "checkpoint-2" / "zhbert_complete.json"))  # fmt: skip
+    return out
+
+
+def size_cases(tmp: Path) -> list[Case]:
+    """Issue 92's rows 8-11 and 13-15: sizes, dictionaries and folders."""
+    out: list[Case] = []
+    api = _python("import zhbert\nzhbert.load('cws-fast')('北京大学' * 2_500_000)")
+    out.append(Case("`zhbert.load('cws-fast')(10,000,000 characters)`", api, ["input 0", "10,000,000 characters", "1,000,000"]))
+    runaway = tmp / "runaway.bio"
+    with open(runaway, "w", encoding="utf-8") as f:
+        f.write("啊 O\n" * 1_000_000)
+    read = _python(f"from zhbert.data import read_char_tagged\nread_char_tagged({str(runaway)!r}, scheme='BIO', types=['LOC'])")
+    out.append(Case("a training file holding one 1,000,000-character sentence", read, [f"{runaway}:1:", "200,000 characters"]))
+    nested = tmp / "nested.txt"
+    nested.write_text("".join("啊" * k + "\n" for k in range(1, 101)), encoding="utf-8")
+    run = _python(f"import zhbert\nzhbert.load('cws-fast', user_dict={str(nested)!r})('啊' * 100_000)")
+    out.append(Case("100 nested dictionary words over 100,000 characters of 啊 (must complete)", run, [], accept=True,
+                    note="accepted: at most 8 candidate words end at each character"))  # fmt: skip
+    masks = _python("import zhbert\nzhbert.load('base').fill_mask('[MASK]' * 1000)")
+    out.append(Case("fill-mask with 1,000 `[MASK]`: API", masks, ["1,000 [MASK]s", "up to 64"]))
+    out.append(
+        Case("fill-mask with 1,000 `[MASK]`: `zhbert fill-mask`", [*ZHBERT, "fill-mask", "[MASK]" * 1000], ["1,000 [MASK]s", "up to 64"])
+    )
+    binary = tmp / "binary.dict"
+    binary.write_bytes(bytes(range(256)) * 3)
+    utf16 = tmp / "utf16be.dict"
+    utf16.write_bytes("华为".encode("utf-16-be"))
+    for path, problem in ((binary, "a binary file"), (utf16, "UTF-16 (big-endian, no byte-order mark)")):
+        command = [*ZHBERT, "predict", "--model", "cws-fast", "--user-dict", str(path), "-"]
+        out.append(Case(f"`--user-dict` {problem.split(' (')[0]}", command, [str(path), problem], stdin="华为手机\n".encode()))
+    cache = tmp / "cache"
+    warm = _python("import zhbert\nzhbert.load('cws')")
+    subprocess.run(warm, env={**os.environ, "ZHBERT_CACHE_DIR": str(cache)}, capture_output=True, check=False)
+    for damaged in cache.rglob("lexicon-*.safetensors"):
+        damaged.write_bytes(b"\0" * 64)
+    rebuild = _python("import zhbert\nzhbert.load('cws')('北京')")
+    out.append(Case("a damaged lexicon cache: rebuilt, with the warning (must complete)", rebuild, ["lexicon cache", "unreadable"],
+                    accept=True, env={"ZHBERT_CACHE_DIR": str(cache)}))  # fmt: skip
+    from zhbert.models_registry import BUNDLED_DIR
+
+    pos = tmp / "pos-self"
+    shutil.copytree(BUNDLED_DIR / "pos", pos)
+    _edit_json(pos / "zhbert_pos.json", lambda d: d.__setitem__("segmenter", str(pos)))
+    out.append(Case("a `pos` folder naming itself as its segmenter", _python(f"import zhbert\nzhbert.load({str(pos)!r})"),
+                    [str(pos), "names its own folder as its segmenter"]))  # fmt: skip
+    unlabelled = _model(tmp, "no-labels")
+    _edit_json(unlabelled / "config.json", lambda d: d["zhbert_head"].pop("labels"))
+    out.append(Case("a head folder without labels", _python(f"import zhbert\nzhbert.load({str(unlabelled)!r})"),
+                    [str(unlabelled / "config.json"), "labels must not be empty"]))  # fmt: skip
+    fewer = _model(tmp, "fewer-labels")
+    _edit_json(fewer / "config.json", lambda d: d["zhbert_head"].__setitem__("labels", d["zhbert_head"]["labels"][:-1]))
+    out.append(Case("a head folder listing fewer labels than its weights", _python(f"import zhbert\nzhbert.load({str(fewer)!r})"),
+                    [str(fewer / "model.safetensors"), "labels"]))  # fmt: skip
     return out
 
 
@@ -203,10 +350,18 @@ def _limit() -> None:
 
 def run_case(case: Case) -> tuple[str, str, float, float]:
     """(outcome, last line of stderr, peak memory in GB, seconds) of one case."""
+    if case.skipped:
+        return "not run", case.skipped, float("nan"), 0.0
+    before = {p: p.read_bytes() for p in case.survivors}
     stdin = case.stdin if not isinstance(case.stdin, bytes | str) else subprocess.PIPE
     timed = ["/usr/bin/time", "-f", "zhbert-bench-peak-kb %M elapsed %e"] if Path("/usr/bin/time").exists() else []
-    proc = subprocess.Popen([*timed, *case.command], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit)
+    env = {**os.environ, **case.env}
+    proc = subprocess.Popen(
+        [*timed, *case.command], stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_limit, env=env
+    )
     try:
+        if case.sigint_when is not None:
+            _interrupt_when(proc, case.sigint_when, case.timeout)
         _, err = proc.communicate(case.stdin if stdin is subprocess.PIPE else None, timeout=case.timeout)
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -226,12 +381,15 @@ def run_case(case: Case) -> tuple[str, str, float, float]:
     # the error line: a progress bar may end just before it on the same line, or print after it at exit
     errors = [line[line.find("error:") :] for line in lines if line.startswith("error:") or "zhbert: error:" in line]
     last = errors[-1] if errors else next((line for line in reversed(lines) if line.strip()), "")
-    if "MemoryError" in text or peak * 2**30 > MEMORY_BOUND:
+    lost = [p for p, data in before.items() if not p.is_file() or p.read_bytes() != data]
+    if lost:
+        outcome, last = "data loss", f"gone or changed: {', '.join(map(str, lost))}"
+    elif "MemoryError" in text or peak * 2**30 > MEMORY_BOUND:
         outcome = "past the bound"
     elif "Traceback" in text or "PanicException" in text or "panicked" in text:
         outcome = "traceback"
-    elif case.accept:
-        outcome = "clean" if proc.returncode == 0 else "vague"
+    elif case.accept:  # needles of an accepted input: what it must say while it completes (a warning)
+        outcome = "clean" if proc.returncode == 0 and all(n in text for n in case.needles) else "vague"
     elif proc.returncode == 0:
         outcome = "silent"
     else:
@@ -239,13 +397,41 @@ def run_case(case: Case) -> tuple[str, str, float, float]:
     return outcome, last, peak, seconds
 
 
-def hostile_table(verbose: bool = False) -> collections.Counter:
+def _interrupt_when(proc: subprocess.Popen, marker: Path, timeout: float) -> None:
+    """Ctrl-C (SIGINT) to ``proc`` and its children once ``marker`` exists, as a terminal sends it."""
+    import time
+
+    deadline = time.time() + timeout
+    while not marker.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(0.2)
+    if proc.poll() is None:
+        _signal_tree(proc.pid)
+
+
+def _signal_tree(pid: int) -> None:
+    """SIGINT to ``pid``'s children (``/usr/bin/time`` passes none on) and to ``pid`` itself."""
+    import signal
+
+    children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
+    for child in map(int, children):
+        os.kill(child, signal.SIGINT)
+    if not children:
+        os.kill(pid, signal.SIGINT)
+
+
+def hostile_table(verbose: bool = False, only: str | None = None) -> collections.Counter:
     totals: collections.Counter = collections.Counter()
-    print("| case (issue 38's table) | outcome | peak memory | seconds |")
+    print("| case | outcome | peak memory | seconds |")
     print("|---|---|---:|---:|")
     with tempfile.TemporaryDirectory() as tmp:
         built = cases(Path(tmp))
-        if not any(c.row.startswith("disk full") for c in built):
+        if only:  # the other cases' holders and mounts still get their cleanup
+            for case in built:
+                if only not in case.row:
+                    for undo in case.cleanup:
+                        undo()
+            built = [c for c in built if only in c.row]
+        if not only and not any(c.row.startswith("disk full") for c in built):
             print("| disk full during `pretrain` | not run: this machine refuses a tmpfs mount (needs root) | | |")
         for case in built:
             outcome, last, peak, seconds = run_case(case)
@@ -255,9 +441,9 @@ def hostile_table(verbose: bool = False) -> collections.Counter:
             if verbose or outcome != "clean":
                 print(f"|   last line: `{last[:300]}` | | | |")
     print()
-    print("| cases | clean | vague | traceback | silent | past the bound |")
-    print("|---:|---:|---:|---:|---:|---:|")
-    counts = [totals[k] for k in ("clean", "vague", "traceback", "silent", "past the bound")]
+    print("| cases | clean | vague | traceback | silent | past the bound | data loss | not run here |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    counts = [totals[k] for k in ("clean", "vague", "traceback", "silent", "past the bound", "data loss", "not run")]
     print(f"| {sum(totals.values())} | " + " | ".join(map(str, counts)) + " |")
     return totals
 
@@ -265,7 +451,9 @@ def hostile_table(verbose: bool = False) -> collections.Counter:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--verbose", action="store_true", help="print every case's last line")
-    hostile_table(ap.parse_args().verbose)
+    ap.add_argument("--only", help="run only the cases whose row contains this text")
+    args = ap.parse_args()
+    hostile_table(args.verbose, args.only)
 
 
 if __name__ == "__main__":

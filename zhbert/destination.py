@@ -126,7 +126,7 @@ if hasattr(errno, "EDQUOT"):
 
 def _storage_error(dest: Path, e: OSError) -> StorageError:
     cause = _STORAGE_ERRNOS.get(e.errno, e.strerror or str(e))
-    return StorageError(f"{dest}: cannot write: {cause} ({e.filename or dest.parent}); nothing was written")
+    return StorageError(f"{dest}: cannot write in {dest.parent}: {cause}; nothing was written")
 
 
 def _apply_umask(folder: Path) -> None:
