@@ -344,3 +344,15 @@ def test_nested_words_keep_matching_bounded(size):
     start, end, _ = forced._found([text])
     assert len(start) <= MAX_WORDS_PER_END * len(text)
     assert forced.spans(text) == [(s, s + 100, None) for s in range(0, 3000, 100)]
+
+
+def test_a_forced_entity_says_so_and_survives_a_score_filter():
+    """A user who forces 华为 and filters score > 0.5 keeps it (its model probability was 9.6e-05)."""
+    ner = zhbert.load("ner", user_dict=[("华为", "ORG"), ("字节跳动", "ORG")])
+    spans = ner("字节跳动和华为在北京发布新品。")
+    forced = {(s.text, s.label): (s.score, s.forced) for s in spans if s.forced}
+    assert forced == {("字节跳动", "ORG"): (1.0, True), ("华为", "ORG"): (1.0, True)}
+    assert all(not s.forced and s.score < 1.0 for s in spans if s.text == "北京")
+    assert {s.text for s in spans if s.score > 0.5} >= {"字节跳动", "华为"}
+    words = zhbert.load("cws-fast", user_dict=["北京大学生"])("北京大学生来了")
+    assert [(w.text, w.forced) for w in words][:2] == [("北京大学生", True), ("来", False)]

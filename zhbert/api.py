@@ -67,11 +67,17 @@ class _Result:
 
 @dataclass(frozen=True)
 class Span(_Result):
+    """A word or entity: ``text == input[start:end]``. ``score``: the model's mean probability of the
+    span's tags (entities). ``forced``: a user dictionary (``dict_mode="force"``), or for segmentation a
+    web unit (a URL, an @mention), decided this span, not
+    the model; a forced entity's score is 1.0, so a filter such as ``score > 0.5`` keeps it."""
+
     text: str
     start: int
     end: int
     label: str | None = None
     score: float | None = None
+    forced: bool = False
 
 
 @dataclass(frozen=True)
@@ -198,6 +204,12 @@ class _HeadPredictor:
         other._refresh_forced()
         return other
 
+    def _forced_spans(self, texts: list[str]) -> list[dict[tuple[int, int], str | None]]:
+        """Per text, the spans a user dictionary (or, for segmentation, a web unit) forces: (start, end) -> type."""
+        if self.forced is None:
+            return [{} for _ in texts]
+        return [{(s, e): t for s, e, t in spans} for spans in self.forced.spans_many(texts)]
+
     def tags(self, texts: list[str], batch_size: int | None = None, with_scores: bool = True):
         """A token head's tag predictions (``predict_tags``' records, scores included unless ``with_scores``
         is False) of ``texts`` under this predictor's forced words and criterion: what its answers are built
@@ -317,7 +329,11 @@ class Segmenter(_HeadPredictor):
         return words
 
     def _from_raw(self, texts, preds):
-        return [[Span(t[s:e], s, e) for _, s, e in char_spans(p, self.head.scheme)] for t, p in zip(texts, preds)]
+        forced = self._forced_spans(texts)
+        return [
+            [Span(t[s:e], s, e, forced=(s, e) in own) for _, s, e in char_spans(p, self.head.scheme)]
+            for t, p, own in zip(texts, preds, forced)
+        ]
 
 
 def join_words(text: str, words: list[Span], spans: list[tuple[int, int]]) -> list[Span]:
@@ -364,11 +380,18 @@ class EntityRecognizer(_HeadPredictor):
         from .web_units import snap_entities
 
         out = []
-        for text, p in zip(texts, preds):
+        for text, p, own in zip(texts, preds, self._forced_spans(texts)):
             spans = [(s, e, t, sc) for t, s, e, sc in char_spans(p, self.head.scheme, with_scores=True)]
             if self.units is not None:  # no entity starts or ends inside a URL, @mention, ...
                 spans = snap_entities(spans, self.units.spans(text))
-            out.append([Span(text[s:e], s, e, label=t, score=round(sc, 6)) for s, e, t, sc in spans])
+            out.append(
+                [
+                    Span(text[s:e], s, e, label=t, score=1.0, forced=True)
+                    if own.get((s, e), "") == t  # the dictionary's word with the dictionary's type
+                    else Span(text[s:e], s, e, label=t, score=round(sc, 6))
+                    for s, e, t, sc in spans
+                ]
+            )
         return out
 
 
