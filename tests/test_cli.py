@@ -1,5 +1,6 @@
 """The console script and ``python -m zhbert`` list the planned subcommands."""
 
+import json
 import subprocess
 import sys
 
@@ -157,3 +158,16 @@ def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     assert any(len(c) < 8 for c in chunks[:-1])  # the character cap did cut some
     pairs = iter([(1, ("今天天气很好", "今天是晴天")), (2, ("北京", "上海"))])
     assert cli._next_chunk(pairs, 1) == [(1, ("今天天气很好", "今天是晴天"))]
+
+
+def test_info_lists_every_heads_labels_and_types():
+    """`zhbert info MODEL` answers "which types may my dictionary name?" for every bundled head."""
+    out = {}
+    for name in ("ner", "cws", "tagging", "matching", "pos"):
+        r = subprocess.run([sys.executable, "-m", "zhbert", "info", name], capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        out[name] = json.loads(r.stdout)["task_head"]
+    assert out["ner"]["types"] == ["LOC", "ORG", "PER"] and out["ner"]["scheme"] == "BIO"
+    assert out["cws"]["labels"] == ["B", "M", "E", "S"] and "types" not in out["cws"]
+    assert "happy" in out["tagging"]["labels"] and out["matching"]["labels"] == ["different", "paraphrase"]
+    assert {"n", "v", "nr", "ns"} <= set(out["pos"]["types"])

@@ -64,7 +64,30 @@ def describe(name_or_path: str) -> dict:
         "parameters": count_parameters(model),
         **criteria,
         **soup,
+        **_task_heads(config),
     }
+
+
+def _head_summary(head: dict) -> dict:
+    """What a task head answers with: its kind, its labels and, for an entity model, its types."""
+    labels = list(head.get("labels") or [])
+    out = {"kind": head.get("kind", head.get("task")), "labels": labels}
+    scheme = head.get("scheme")
+    if scheme:
+        out["scheme"] = scheme
+        types = sorted({label.split("-", 1)[1] for label in labels if "-" in label})
+        if types:
+            out["types"] = types  # what a typed user dictionary may name (word<TAB>TYPE)
+    return out
+
+
+def _task_heads(config) -> dict:
+    """``task_head`` for a task folder, ``task_heads`` by name for a multi-task one; nothing for an encoder."""
+    many = getattr(config, "zhbert_heads", None)
+    if many:
+        return {"task_heads": {name: _head_summary(h) for name, h in many.items()}}
+    head = getattr(config, "zhbert_head", None)
+    return {"task_head": _head_summary(head)} if head else {}
 
 
 def _never_emitted(path, vocab_size: int) -> dict:
@@ -89,7 +112,8 @@ def _describe_pos(path) -> dict:
         "path": str(path),
         "kind": "POS head over a segmenter's frozen features (zhbert-only)",
         "segmenter": describe(str(seg_path)),
-        "tags": sorted({label.split("-", 1)[-1] for label in head.labels}),
+        "tags": sorted({label.split("-", 1)[-1] for label in head.labels} - {"O"}),
+        "task_head": _head_summary(head.to_dict()),
         "head_parameters": sum(w.numel() for w in weights.values()),
         "plain_transformers": "no (the tags are computed by zhbert from the segmenter's features)",
     }
