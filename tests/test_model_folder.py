@@ -119,3 +119,30 @@ def test_a_head_whose_labels_do_not_fit_its_weights_says_so(tiny_encoder, tokeni
     _edit_json(folder / "config.json", lambda c: c["zhbert_head"].pop("labels"))
     with pytest.raises(ModelLoadError, match=r"config.json: its zhbert_head settings are not a head: labels must not be empty"):
         zhbert.load(str(folder))
+
+
+def test_a_zhbert_only_folder_says_so_where_plain_transformers_users_look(tiny_encoder, tokenizer, tmp_path):
+    """config.json's zhbert_only, a README.md model card, and `zhbert export`'s own line; a stock head says it opens."""
+    from zhbert.heads.config import HeadConfig
+    from zhbert.heads.io import new_head, save_head
+
+    crf = save_head(
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO", crf=True, window=64)),
+        tokenizer,
+        tmp_path / "crf",
+    )
+    stock = save_head(
+        new_head(tiny_encoder, HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO", window=64)),
+        tokenizer,
+        tmp_path / "stock",
+    )
+    config = json.loads((crf / "config.json").read_text(encoding="utf-8"))
+    assert "needs zhbert" in config["zhbert_only"] and "a CRF over the tags" in config["zhbert_only"]
+    assert "**This folder needs zhbert.**" in (crf / "README.md").read_text(encoding="utf-8")
+    assert "zhbert_only" not in json.loads((stock / "config.json").read_text(encoding="utf-8"))
+    assert "opens in plain transformers" in (stock / "README.md").read_text(encoding="utf-8")
+    r = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", str(crf), str(tmp_path / "shipped")], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 0 and f"note: {tmp_path / 'shipped'} needs zhbert" in r.stdout, r.stderr[-2000:]
+    assert (tmp_path / "shipped" / "README.md").is_file()

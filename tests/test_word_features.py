@@ -116,7 +116,8 @@ def test_lexicon_head_round_trips_bit_for_bit(tiny_encoder, tokenizer, tmp_path,
     from zhbert.agreement import compare
     from zhbert.model_info import describe
 
-    assert describe(str(tmp_path / "m"))["plain_transformers"] == "encoder only (zhbert-only head: lexicon jieba, bigrams 8)"
+    expected = "encoder only (zhbert-only head: lexicon jieba, bigrams 8, a CRF over the tags, a BiLSTM over the encoder)"
+    assert describe(str(tmp_path / "m"))["plain_transformers"] == expected
     with pytest.raises(ValueError, match="zhbert-only head"):
         compare("m", tmp_path / "m", ["北京"])
     loaded = load_head(tmp_path / "m")

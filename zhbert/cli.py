@@ -70,6 +70,9 @@ def export(
         _fail(str(e))
     size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
     typer.echo(f"exported {source} -> {out} ({size:.1f} MB)")
+    only = json.loads((out / "config.json").read_text(encoding="utf-8")).get("zhbert_only")
+    if only:  # the folder's README.md and config.json say it too
+        typer.echo(f"note: {out} {only}".replace("FOLDER", str(out)))
 
 
 @app.command("small-encoder")

@@ -59,11 +59,20 @@ def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | No
     if arch and arch[0].startswith("SparseBert"):  # zhbert's training-time subclass: name the stock class
         config["architectures"] = [arch[0].replace("SparseBert", "Bert")]
     head = config.get("zhbert_head")
-    if head and arch == ["ZhBertForTask"]:  # a stock-compatible head names the class plain transformers has
+    if head:
         from .heads.config import HeadConfig
         from .heads.model import stock_architecture
+        from .model_card import CARD, ZHBERT_ONLY_KEY, write_model_card, zhbert_only_note, zhbert_only_reasons
 
-        config["architectures"] = [stock_architecture(HeadConfig.from_dict(head)) or "ZhBertForTask"]
+        settings = HeadConfig.from_dict(dict(head))
+        if arch == ["ZhBertForTask"]:  # a stock-compatible head names the class plain transformers has
+            config["architectures"] = [stock_architecture(settings) or "ZhBertForTask"]
+        reasons = zhbert_only_reasons(settings)
+        config.pop(ZHBERT_ONLY_KEY, None)
+        if reasons:  # said in config.json and the model card, where a plain-transformers user looks
+            config[ZHBERT_ONLY_KEY] = zhbert_only_note(reasons)
+        if not (staging / CARD).is_file():
+            write_model_card(staging, settings, reasons)
     tokenizer = None
     if (src / "tokenizer.json").is_file() or (src / "vocab.txt").is_file():
         tokenizer = load_tokenizer(src)  # converts the tokenizer of a folder older zhbert made

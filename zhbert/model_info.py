@@ -43,6 +43,11 @@ def describe(name_or_path: str) -> dict:
         word_features.append(f"lexicon {head['lexicon']}{added}")
     if head.get("bigram_dim"):
         word_features.append(f"bigrams {head['bigram_dim']}")
+    if head:  # CRF, BiLSTM, layer fusion, ...: anything else plain transformers cannot compute
+        from .heads.config import HeadConfig
+        from .model_card import zhbert_only_reasons
+
+        word_features += [r for r in zhbert_only_reasons(HeadConfig.from_dict(dict(head))) if "features" not in r]
     # annotation standards a head was trained on (--criteria); the first is what criterion=None reads by
     criteria = {"criteria": list(head["criteria"])} if head.get("criteria") else {}
     soup = {}
@@ -53,7 +58,9 @@ def describe(name_or_path: str) -> dict:
         "model_type": config.model_type,
         "architectures": getattr(config, "architectures", None),
         # word features are computed by zhbert: plain transformers opens the encoder, not the head
-        "plain_transformers": "encoder only (zhbert-only head: " + ", ".join(word_features) + ")" if word_features else "yes",
+        "plain_transformers": "encoder only (zhbert-only head: " + ", ".join(word_features) + ")"
+        if word_features
+        else "yes, in a pipeline",
         "layers": config.num_hidden_layers,
         "hidden": config.hidden_size,
         "heads": config.num_attention_heads,

@@ -24,8 +24,9 @@ def shared_dir(required: bool = True) -> Path | None:
             return c
     if required:
         raise FileNotFoundError(
-            "shared datasets not found: set ZHBERT_SHARED or place 'shared/' (with datasets/ and corpora/) "
-            f"beside the repository; looked in {', '.join(str(c) for c in candidates)}"
+            "the public datasets (a folder holding datasets/ and corpora/) were not found: set the environment "
+            "variable ZHBERT_SHARED=/path/to/that/folder, or train on your own files with --train-file; "
+            f"looked in {', '.join(str(c) for c in candidates)}"
         )
     return None
 

@@ -211,9 +211,17 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
     words = getattr(model, "lexicon_words", None)
     if h.lexicon_words_sha256 and words is None:
         raise ValueError("this head was trained with a word list added to its lexicon, but has none attached (attach_lexicon)")
+    from ..model_card import ZHBERT_ONLY_KEY, write_model_card, zhbert_only_note, zhbert_only_reasons
+
+    reasons = zhbert_only_reasons(h)
+    if reasons:  # plain transformers would open the encoder under a wrong head: say so where it looks
+        setattr(model.config, ZHBERT_ONLY_KEY, zhbert_only_note(reasons))
+    elif hasattr(model.config, ZHBERT_ONLY_KEY):
+        delattr(model.config, ZHBERT_ONLY_KEY)
     out = save_folder(model, tokenizer, path)
     if h.lexicon_words_sha256:
         (path / LEXICON_WORDS_FILE).write_bytes(words)
+    write_model_card(path, h, reasons)
     return out
 
 
