@@ -237,7 +237,8 @@ def test_a_word_list_trained_into_the_lexicon_travels_with_the_folder(tiny_encod
     assert [p.scores for p in predict_tags(model.eval(), tokenizer, texts)] == [p.scores for p in predict_tags(loaded, tokenizer, texts)]
     from zhbert.model_info import describe
 
-    assert describe(str(tmp_path / "m"))["plain_transformers"] == "encoder only (zhbert-only head: lexicon jieba + lexicon_words.txt, a CRF over the tags)"
+    expected = "encoder only (zhbert-only head: lexicon jieba + lexicon_words.txt, a CRF over the tags)"
+    assert describe(str(tmp_path / "m"))["plain_transformers"] == expected
     # saved again (a folder loaded and saved elsewhere): the word list goes with it
     save_head(loaded, tokenizer, tmp_path / "again")
     assert load_head(tmp_path / "again").word_features.lexicon.row_of(ids[2:5]) is not None
