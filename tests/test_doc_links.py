@@ -39,7 +39,7 @@ def test_relative_links_resolve():
 def test_readme_is_a_landing_page():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.count("\n") < 250
-    order = [readme.index(h) for h in ("## Two commands", "## In five lines", "## Beside the tools you have", "## Where to go next")]
+    order = [readme.index(h) for h in ("## Install", "## In five lines", "## Beside the tools you have", "## Where to go next")]
     assert order == sorted(order)
     for page in (ROOT / "docs").glob("*.md"):
         assert f"](docs/{page.name})" in readme, f"docs/{page.name} is not linked from the README"

@@ -504,7 +504,10 @@ def probe(
     typer.echo(json.dumps({k: str(v) for k, v in files.items()}))
 
 
-study_app = typer.Typer(help="Application-mode and masking studies (tables and plots for bench/RESULTS.md).", no_args_is_help=True)
+study_app = typer.Typer(
+    help="Studies of application modes, masking, long texts, multi-task and word information (tables and plots; docs/studies.md).",
+    no_args_is_help=True,
+)
 app.add_typer(study_app, name="study")
 
 

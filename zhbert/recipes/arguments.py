@@ -58,7 +58,7 @@ class RecipeArguments:
         metadata={
             "help": "token heads on a dataset that mixes annotation standards (cws news+weibo: pku,weibo; ner msra+pd: "
             "msra,pd): the standards, comma-separated, the first the default; each sentence is read under its own as a "
-            "segment id, and prediction chooses one (zhbert.load(..., criterion=...)); zhbert/heads/criteria.py"
+            "segment id, and prediction chooses one (zhbert.load(..., criterion=...)); docs/recipes.md"
         },
     )
     carried_at_encoder_lr: bool = field(
@@ -136,9 +136,9 @@ class RecipeArguments:
         default=None,
         metadata={
             "help": "added to the training split: for cws a file of words separated by spaces, one sentence per line "
-            "(e.g. a teacher's silver segmentation, corpora/silver_segmentation.py); for ner a file of one character "
+            "(e.g. a teacher's silver segmentation); for ner a file of one character "
             "and its tag a line, blank lines between sentences, in the dataset's scheme and types "
-            "(e.g. a teacher's silver tags, corpora/silver_ner.py)"
+            "(e.g. a teacher's silver tags; docs/recipes.md)"
         },
     )
     extra_train_weight: float = field(

@@ -95,7 +95,7 @@ class PretrainConfig:
         default="auto",
         metadata=_help(
             "position embeddings: auto (sinusoidal from scratch, the checkpoint's own with --init), "
-            "sinusoidal (overwrite, also with --init) or normal (BERT's N(0, 0.02) from scratch); see positions.py"
+            "sinusoidal (overwrite, also with --init) or normal (BERT's N(0, 0.02) from scratch); docs/pretraining.md"
         ),
     )
     generator_width: float = field(
