@@ -155,3 +155,29 @@ def test_objective_is_checked():
         PretrainConfig(objective="clm")
     with pytest.raises(ValueError, match="no pair head"):
         PretrainConfig(objective="electra", sop=True)
+
+
+def test_a_masked_lm_head_continues_on_the_discriminator(corpus_file, reference, tmp_path):
+    """The other way to fill masks with an ELECTRA encoder: a short masked-LM run from its folder
+    (the MLM head starts fresh), which zhbert.load then serves as fill-mask."""
+    import zhbert
+
+    out = tmp_path / "mlm-on-disc"
+    cmd = [
+        sys.executable,
+        "-m",
+        "zhbert",
+        "pretrain",
+        "--corpus",
+        str(corpus_file),
+        "--output",
+        str(out),
+        "--init",
+        str(reference / "final"),
+    ]
+    cmd += ["--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "initialised fresh" in r.stderr and "cls.predictions" in r.stderr
+    masked = zhbert.load(str(out / "final"))
+    assert masked.has_mlm_head and len(masked.fill_mask("中华人民共[MASK]国")) == 1
