@@ -29,30 +29,11 @@ from transformers import BertForMaskedLM, DataCollatorForLanguageModeling
 from zhbert.data import read_corpus
 from zhbert.masking import MaskingConfig, get_masker
 from zhbert.tokenizer import build_tokenizer
+from zhbert.training.flops import matmul_peak, train_flops_per_token
 from zhbert.training.mlm_collator import MaskingCollator
 from zhbert.training.mlm_model import SparseBertForMaskedLM
 from zhbert.training.pretrain_data import pack, prepare
 from zhbert.training.sizes import bert_config
-
-
-def matmul_peak(n: int = 2048, reps: int = 10, trials: int = 3) -> float:
-    """Best of ``trials`` timings: on this shared 2-core machine one timing has ranged from
-    182 to 259 GFLOP/s between runs, and a peak should be the best the CPU reaches."""
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    a @ b
-    best = 0.0
-    for _ in range(trials):
-        t = time.perf_counter()
-        for _ in range(reps):
-            a @ b
-        best = max(best, 2 * n**3 * reps / (time.perf_counter() - t))
-    return best
-
-
-def useful_flops_per_token(config, seq_len: int, predicted_share: float) -> float:
-    h, L, v = config.hidden_size, config.num_hidden_layers, config.vocab_size
-    encoder = L * (4 * h * h + 2 * h * config.intermediate_size)
-    return 6 * encoder + 12 * L * seq_len * h + 6 * h * v * predicted_share
 
 
 def run(model, batches, steps: int, warmup: int = 3) -> tuple[float, int, int]:
@@ -90,7 +71,7 @@ def main() -> None:
     docs = read_corpus(args.corpus).shuffle(seed=0).select(range(args.docs))
     texts = list(docs["text"])
     config = bert_config(args.size, len(tok), max_position_embeddings=max(512, args.max_length))
-    peak = matmul_peak()
+    peak = matmul_peak(2048, 10)
 
     # data preparation: the word-boundary pass with 1 and with num_proc workers
     chars = sum(map(len, texts))
@@ -118,7 +99,7 @@ def main() -> None:
     z_sec, z_tok, z_pred = run(ours, z_batches, args.steps)
 
     def mfu(sec, tok_, pred, seq):
-        return useful_flops_per_token(config, seq, pred / tok_) * tok_ / sec / peak
+        return train_flops_per_token(ours, seq, pred / tok_) * tok_ / sec / peak
 
     print(
         f"{platform.processor() or platform.machine()}, {torch.get_num_threads()} threads, torch {torch.__version__}, "

@@ -104,6 +104,8 @@ def test_pretrain_saves_a_stock_bert_encoder_and_a_stock_generator(reference):
     rows = [json.loads(line) for line in (reference / "loss_log.jsonl").read_text().splitlines()]
     assert {"mlm_loss", "rtd_loss", "replaced_share", "rtd_accuracy"} <= rows[-1].keys()
     assert abs(rows[-1]["loss"] - (rows[-1]["mlm_loss"] + 50 * rows[-1]["rtd_loss"])) < 0.05 * rows[-1]["loss"]
+    # every row after the first interval says how fast the loop ran against this machine's matmul peak
+    assert all(r["token_slots_per_s"] > 0 and 0 < r["mfu"] < 1.5 and r["matmul_peak_gflops"] > 1 for r in rows)
 
 
 def test_kill_then_resume_ends_with_the_same_weights(corpus_file, tmp_path, reference):
@@ -181,3 +183,16 @@ def test_a_masked_lm_head_continues_on_the_discriminator(corpus_file, reference,
     assert "initialised fresh" in r.stderr and "cls.predictions" in r.stderr
     masked = zhbert.load(str(out / "final"))
     assert masked.has_mlm_head and len(masked.fill_mask("中华人民共[MASK]国")) == 1
+
+
+def test_useful_flops_count_the_generator_and_both_heads():
+    from zhbert.training.flops import encoder_flops_per_token, train_flops_per_token
+
+    model = _tiny_model(0.25)  # discriminator 2 x 64 (FFN 128), generator 2 x 16 (FFN 64), vocabulary 300
+    disc = 6 * 2 * (4 * 64 * 64 + 2 * 64 * 128) + 12 * 2 * 32 * 64
+    assert encoder_flops_per_token(64, 2, 128, 32) == disc
+    gen = 6 * 2 * (4 * 16 * 16 + 2 * 16 * 64) + 12 * 2 * 32 * 16 + 6 * 64 * 16
+    heads = 6 * (16 * 64 + 64 * 300) * 0.15 + 6 * (64 * 64 + 64)
+    assert train_flops_per_token(model, 32, 0.15) == pytest.approx(disc + gen + heads)
+    mlm = 6 * (64 * 64 + 64 * 300) * 0.15
+    assert train_flops_per_token(model.discriminator, 32, 0.15) == pytest.approx(disc + mlm)

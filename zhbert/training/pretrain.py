@@ -140,6 +140,37 @@ class _LossParts(TrainerCallback):
             logs.update(running.pop())
 
 
+class _Throughput(TrainerCallback):
+    """Adds token slots per second and MFU (useful FLOPs over the fp32 matmul peak measured at the
+    start of this run, with the same threads: :mod:`zhbert.training.flops`) to each log row."""
+
+    def __init__(self, collator, block_tokens: int):
+        self.collator, self.block_tokens = collator, block_tokens
+        self.peak = self.since = None
+
+    def on_train_begin(self, args, state, control, **kwargs):
+        from .flops import matmul_peak
+
+        self.peak = matmul_peak()
+        self.since = (time.perf_counter(), state.global_step)
+
+    def on_log(self, args, state, control, logs=None, model=None, **kwargs):
+        if logs is None or "loss" not in logs or self.since is None or state.global_step <= self.since[1]:
+            return
+        from .flops import train_flops_per_token
+
+        now = time.perf_counter()
+        steps = state.global_step - self.since[1]
+        slots = steps * args.per_device_train_batch_size * args.gradient_accumulation_steps * self.block_tokens
+        stats = self.collator.stats
+        share = stats["masked"] / stats["tokens"] if stats["tokens"] else 0.15
+        rate = slots / (now - self.since[0])
+        logs["token_slots_per_s"] = round(rate, 1)
+        logs["mfu"] = round(train_flops_per_token(model, self.block_tokens, share) * rate / self.peak, 4)
+        logs["matmul_peak_gflops"] = round(self.peak / 1e9, 1)
+        self.since = (now, state.global_step)
+
+
 class _LossLog(TrainerCallback):
     def __init__(self, path: Path, label: str):
         self.path = path
@@ -337,7 +368,13 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         args=args,
         train_dataset=blocks,
         data_collator=collator,
-        callbacks=[CompleteCheckpointCallback(), _EpochSetter(collator), _LossParts(), _LossLog(out / "loss_log.jsonl", _loss_label(cfg))],
+        callbacks=[
+            CompleteCheckpointCallback(),
+            _EpochSetter(collator),
+            _LossParts(),
+            _Throughput(collator, cfg.max_length),
+            _LossLog(out / "loss_log.jsonl", _loss_label(cfg)),
+        ],
     )
     fault = FaultInjection()
     if fault.active:  # must run before the completion marker is written
