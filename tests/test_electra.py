@@ -196,3 +196,17 @@ def test_useful_flops_count_the_generator_and_both_heads():
     assert train_flops_per_token(model, 32, 0.15) == pytest.approx(disc + gen + heads)
     mlm = 6 * (64 * 64 + 64 * 300) * 0.15
     assert train_flops_per_token(model.discriminator, 32, 0.15) == pytest.approx(disc + mlm)
+
+
+def test_a_checkpoint_part_way_becomes_an_encoder_folder(reference, tmp_path):
+    """What a long run's probes read: the discriminator of checkpoint-8 as a stock BertModel folder."""
+    from transformers import AutoModelForMaskedLM, BertModel
+
+    from zhbert.training.pretrain import encoder_from_checkpoint
+
+    out = encoder_from_checkpoint(reference / "checkpoint-8", tmp_path / "step-8")
+    encoder = BertModel.from_pretrained(str(out))
+    stored = load_file(str(reference / "checkpoint-8" / "model.safetensors"))
+    torch.testing.assert_close(encoder.encoder.layer[1].output.dense.weight, stored["discriminator.encoder.layer.1.output.dense.weight"])
+    assert type(AutoModelForMaskedLM.from_pretrained(str(out / "generator"))).__name__ == "ElectraForMaskedLM"
+    assert (out / "tokenizer.json").is_file() and (out / "generator" / "tokenizer.json").is_file()

@@ -483,3 +483,37 @@ def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None,
     (final / "zhbert_pretrain.json").write_text(json.dumps({**asdict(cfg), "blocks": len(blocks)}, indent=2, ensure_ascii=False))
     if (out / "loss_log.jsonl").is_file():
         _plot_loss(out / "loss_log.jsonl", out / "loss_curve.png", _loss_label(cfg))
+
+
+def encoder_from_checkpoint(checkpoint: str | Path, output: str | Path, max_length: int = 128) -> Path:
+    """The folder(s) ``final/`` would hold, from a pretraining checkpoint: a masked LM, or for an
+    ELECTRA run the discriminator as a stock ``BertModel`` and its generator in ``generator/``. For
+    probing a long run part way (``max_length``: its block length, when the checkpoint has no record)."""
+    from ..model_folder import read_config
+    from .electra import ElectraPretrainingModel
+
+    checkpoint, output = Path(checkpoint), Path(output)
+    config = read_config(checkpoint)
+    tokenizer = load_tokenizer(checkpoint) if (checkpoint / "tokenizer.json").is_file() else build_tokenizer()
+    common = dict(local_files_only=True, trust_remote_code=False, dtype=torch.float32)
+    if "zhbert_generator" in config:
+        model = ElectraPretrainingModel.from_pretrained(str(checkpoint), **common)
+        target = model.discriminator.config
+    else:
+        cls = SparseBertForPreTraining if "BertForPreTraining" in str(config.get("architectures")) else SparseBertForMaskedLM
+        model = cls.from_pretrained(str(checkpoint), **common)
+        target = model.config
+    if not isinstance(getattr(target, ENCODER_KEY, None), dict):
+        record_encoder(target, max_length, normalizer_name(tokenizer))
+    if "zhbert_generator" in config:
+        for key in ("zhbert_generator", "zhbert_rtd_weight"):
+            if hasattr(target, key):
+                delattr(target, key)
+        folders = list(model.save_parts(output).values())
+    else:
+        model.config.architectures = [cls.__name__.replace("Sparse", "")]
+        model.save_pretrained(output)
+        folders = [output]
+    for folder in folders:
+        save_tokenizer(tokenizer, folder, max_length=trained_length(target))
+    return output
