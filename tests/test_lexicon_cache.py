@@ -164,6 +164,8 @@ def test_the_rebuild_warning_reaches_an_api_user_without_logging_set_up(cache, t
     builds.cached()
     (path,) = cache.glob("lexicon-*.safetensors")
     path.write_bytes(b"\x00" * 64)
-    monkeypatch.setattr(logging.getLogger(), "handlers", [])  # no handler anywhere, as in a plain script
+    # no handler anywhere, as in a plain script (another test in this worker may have set up the CLI's)
+    monkeypatch.setattr(logging.getLogger(), "handlers", [])
+    monkeypatch.setattr(logging.getLogger("zhbert"), "handlers", [logging.NullHandler()])
     with pytest.warns(UserWarning, match=f"lexicon cache {path} unreadable"):
         builds.cached()
