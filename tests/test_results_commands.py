@@ -1,0 +1,109 @@
+"""bench/RESULTS.md is a scoreboard a reader can re-run: at most 300 lines, and every command it quotes
+names a script of the checkout or a `zhbert` command, with options that command takes."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shlex
+from pathlib import Path
+
+import typer
+
+from zhbert.cli import app
+from zhbert.data.tasks import DATASETS
+from zhbert.recipes import RECIPES
+from zhbert.recipes.arguments import RecipeArguments
+from zhbert.training.pretrain import PretrainConfig
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "RESULTS.md"
+STARTS = ("zhbert ", "python bench/", "python recipes/", "python corpora/", "python -m zhbert", "bash bench/")
+
+
+def quoted_commands(text: str) -> list[str]:
+    """Command lines in fenced blocks and in `inline code`, comments cut, continuation lines joined."""
+    lines = []
+    for block in re.findall(r"```(?:bash)?\n(.*?)```", text, flags=re.S):
+        lines += re.sub(r"\s*\\\n\s*", " ", block).splitlines()
+    lines += re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    commands = []
+    for line in lines:
+        line = line.split(" #")[0].strip()
+        for part in re.split(r"\s*(?:&&|;|\|)\s*", line):
+            if part.startswith(STARTS):
+                commands.append(part)
+    return commands
+
+
+def _flags(words: list[str]) -> set[str]:
+    return {w.split("=")[0].replace("-", "_").lstrip("_") for w in words if w.startswith("--")}
+
+
+def _dataclass_fields(cls) -> set[str]:
+    """The options HfArgumentParser makes of a dataclass: each field, and --no_FIELD for a field true by default."""
+    fields = dataclasses.fields(cls)
+    return {f.name for f in fields} | {f"no_{f.name}" for f in fields if f.default is True}
+
+
+def problems_of(command: str) -> list[str]:
+    words = shlex.split(command)
+    if words[0] in ("python", "bash") and words[1] == "-m":
+        module = ROOT / Path(*words[2].split("."))
+        return [] if module.with_suffix(".py").is_file() or (module / "__main__.py").is_file() else [f"no module {words[2]}"]
+    if words[0] in ("python", "bash"):
+        script = ROOT / words[1]
+        if not script.is_file():
+            return [f"no script {words[1]}"]
+        if words[1].startswith("recipes/"):  # a recipe script takes the recipe's arguments
+            return [f"{words[1]} has no option --{f}" for f in sorted(_flags(words[2:]) - _dataclass_fields(RecipeArguments))]
+        source = script.read_text(encoding="utf-8").replace("-", "_")
+        return [f"{words[1]} has no option --{f}" for f in sorted(_flags(words[2:])) if f"__{f}" not in source]
+    group = typer.main.get_command(app)
+    name, rest = words[1], words[2:]
+    if name not in group.commands:
+        return [f"no command zhbert {name}"]
+    command_obj = group.commands[name]
+    if name == "train":
+        task = rest[0]
+        if task not in RECIPES:
+            return [f"no recipe {task}"]
+        dataset = rest[rest.index("--dataset") + 1] if "--dataset" in rest else None
+        bad = [f"zhbert train {task} has no dataset {dataset}"] if dataset and dataset not in DATASETS[task] else []
+        return bad + [f"zhbert train has no option --{f}" for f in sorted(_flags(rest) - _dataclass_fields(RecipeArguments))]
+    if name == "pretrain":
+        return [f"zhbert pretrain has no option --{f}" for f in sorted(_flags(rest) - _dataclass_fields(PretrainConfig))]
+    if hasattr(command_obj, "commands"):  # a command group: zhbert study ...
+        if rest[0] not in command_obj.commands:
+            return [f"no command zhbert {name} {rest[0]}"]
+        name, command_obj, rest = f"{name} {rest[0]}", command_obj.commands[rest[0]], rest[1:]
+    options = {o.replace("-", "_").lstrip("_") for p in command_obj.params for o in p.opts} | {"help"}
+    return [f"zhbert {name} has no option --{f}" for f in sorted(_flags(rest) - options)]
+
+
+def test_results_is_a_scoreboard():
+    assert RESULTS.read_text(encoding="utf-8").count("\n") <= 300
+
+
+def test_every_quoted_command_exists():
+    commands = quoted_commands(RESULTS.read_text(encoding="utf-8"))
+    assert len(commands) >= 20  # the scoreboard quotes its commands; an empty parse would pass below
+    problems = [f"{c}: {p}" for c in commands for p in problems_of(c)]
+    assert not problems, "\n".join(problems)
+
+
+def test_the_checker_catches_a_missing_script_command_option_and_dataset():
+    assert problems_of("python bench/no_such_bench.py") == ["no script bench/no_such_bench.py"]
+    assert problems_of("python bench/peers.py --no-such-flag") == ["bench/peers.py has no option --no_such_flag"]
+    assert problems_of("zhbert distil cws") == ["no command zhbert distil"]
+    assert problems_of("zhbert train ner --dataset msra --no_such_arg 1") == ["zhbert train has no option --no_such_arg"]
+    assert problems_of("zhbert train ner --dataset msar") == ["zhbert train ner has no dataset msar"]
+    assert problems_of("zhbert study nothing") == ["no command zhbert study nothing"]
+    assert problems_of("zhbert study words --no-such") == ["zhbert study words has no option --no_such"]
+    assert problems_of("python recipes/ner.py --dataset msra --lexicon_dimm 3") == ["recipes/ner.py has no option --lexicon_dimm"]
+    assert problems_of("zhbert export ner out --trim-vocab") == []
+    assert problems_of("zhbert pretrain --corpus c --objective electra --rtd-weight 50") == []
+    assert quoted_commands("```bash\nzhbert predict --model cws \\\n  f.txt   # a comment\n```\nRun `python bench/pos.py`.") == [
+        "zhbert predict --model cws f.txt",
+        "python bench/pos.py",
+    ]
