@@ -51,6 +51,28 @@ def peoples_daily():
 
 
 @pytest.fixture(scope="session")
+def pd_corpus_file(tmp_path_factory, peoples_daily):
+    """A pretraining corpus of 300 real People's Daily sentences (every 20th of the first 6,000), one a line."""
+    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
+    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def bind_mount(tmp_path):
+    """A bind mount a test can remount read-only (CI runs as root); skipped where the machine refuses it."""
+    import subprocess
+
+    source, folder = tmp_path / "bind-source", tmp_path / "bind"
+    source.mkdir()
+    folder.mkdir()
+    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True).returncode:
+        pytest.skip("a bind mount needs root and a machine that allows it")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=False)
+
+
+@pytest.fixture(scope="session")
 def pd_sentences(peoples_daily):
     """2,500 real People's Daily sentences (every 17th, so the whole month is sampled)."""
     return [t for t in peoples_daily.select(range(0, len(peoples_daily), 17))["text"]][:2500]

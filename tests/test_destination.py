@@ -103,18 +103,11 @@ def test_export_onto_a_file_or_into_a_read_only_folder_is_one_line_and_leaves_no
 
 
 @pytest.fixture
-def read_only_mount(tmp_path):
-    """A read-only bind mount (CI runs as root); skipped where the machine refuses it."""
-    source, folder = tmp_path / "ro-source", tmp_path / "ro"
-    source.mkdir()
-    folder.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True).returncode:
-        pytest.skip("a bind mount needs root and a machine that allows it")
-    if subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], capture_output=True).returncode:
-        subprocess.run(["umount", str(folder)], check=False)
+def read_only_mount(bind_mount):
+    """A read-only bind mount; skipped where the machine refuses it."""
+    if subprocess.run(["mount", "-o", "remount,bind,ro", str(bind_mount)], capture_output=True).returncode:
         pytest.skip("this machine does not remount read-only")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=False)
+    return bind_mount
 
 
 def test_export_into_a_read_only_mount_is_one_line(project, read_only_mount):

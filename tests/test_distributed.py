@@ -17,10 +17,8 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def corpus_file(tmp_path_factory, peoples_daily):
-    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
-    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
-    return path
+def corpus_file(pd_corpus_file):
+    return pd_corpus_file
 
 
 PRETRAIN = [

@@ -3,29 +3,22 @@ People's Daily text with a tiny config: the loss parts, save/load as stock trans
 kill -9 and resume to the same weights, and a head fine-tuned on the discriminator."""
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 import torch
+from pretrain_cli import RESUMABLE, pretrain_cli
 from safetensors.torch import load_file
 from transformers import BertConfig
 
 
 @pytest.fixture(scope="module")
-def corpus_file(tmp_path_factory, peoples_daily):
-    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
-    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
-    return path
+def corpus_file(pd_corpus_file):
+    return pd_corpus_file
 
 
 def _run(corpus, out, *extra, env_extra=None):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus), "--output", str(out), "--objective", "electra"]
-    cmd += ["--size", "tiny", "--max-steps", "12", "--save-steps", "4", "--batch-size", "8", "--logging-steps", "2"]
-    cmd += ["--num-proc", "1", "--masking", "wwm", "--max-length", "64", "--generator-width", "0.5", *extra]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    electra = ["--objective", "electra", "--generator-width", "0.5"]
+    return pretrain_cli("--corpus", corpus, "--output", out, *RESUMABLE, *electra, *extra, env_extra=env_extra)
 
 
 @pytest.fixture(scope="module")
@@ -165,20 +158,8 @@ def test_a_masked_lm_head_continues_on_the_discriminator(corpus_file, reference,
     import zhbert
 
     out = tmp_path / "mlm-on-disc"
-    cmd = [
-        sys.executable,
-        "-m",
-        "zhbert",
-        "pretrain",
-        "--corpus",
-        str(corpus_file),
-        "--output",
-        str(out),
-        "--init",
-        str(reference / "final"),
-    ]
-    cmd += ["--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64"]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    r = pretrain_cli("--corpus", corpus_file, "--output", out, "--init", reference / "final",
+                     "--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64")  # fmt: skip
     assert r.returncode == 0, r.stderr[-3000:]
     assert "initialised fresh" in r.stderr and "cls.predictions" in r.stderr
     masked = zhbert.load(str(out / "final"))

@@ -1,11 +1,11 @@
 """Next-sentence and sentence-order prediction pairs on real People's Daily paragraphs, and NSP / SOP runs."""
 
-import os
 import subprocess
 import sys
 
 import pytest
 from datasets import Dataset
+from pretrain_cli import TINY, pretrain_cli
 
 
 @pytest.fixture(scope="module")
@@ -113,32 +113,7 @@ def test_pretrain_with_a_pair_objective_saves_a_pretraining_model(tmp_path, para
     corpus = tmp_path / "pd.txt"
     corpus.write_text("\n".join(paragraphs[:200]) + "\n", encoding="utf-8")
     out = tmp_path / "pairs"
-    cmd = [
-        sys.executable,
-        "-m",
-        "zhbert",
-        "pretrain",
-        "--corpus",
-        str(corpus),
-        "--output",
-        str(out),
-        objective,
-        "--masking",
-        "ernie",
-        "--size",
-        "tiny",
-        "--max-steps",
-        "4",
-        "--save-steps",
-        "4",
-        "--batch-size",
-        "8",
-        "--num-proc",
-        "1",
-        "--max-length",
-        "64",
-    ]
-    r = subprocess.run(cmd, env={**os.environ}, capture_output=True, text=True, timeout=600)
+    r = pretrain_cli("--corpus", corpus, "--output", out, objective, *TINY, "--masking", "ernie", "--max-steps", "4", "--save-steps", "4")
     assert r.returncode == 0, r.stderr[-3000:]
     model, info = BertForPreTraining.from_pretrained(str(out / "final"), output_loading_info=True)
     assert not info["missing_keys"]  # the pair head was trained and saved

@@ -1,34 +1,12 @@
 """Bad pretraining input: a clear error naming the file, or windowed; never dropped."""
 
-import subprocess
-import sys
-
 import pytest
 from datasets import Dataset
+from pretrain_cli import TINY, pretrain_cli
 
 
 def _pretrain(corpus, out):
-    cmd = [
-        sys.executable,
-        "-m",
-        "zhbert",
-        "pretrain",
-        "--corpus",
-        str(corpus),
-        "--output",
-        str(out),
-        "--size",
-        "tiny",
-        "--max-steps",
-        "1",
-        "--num-proc",
-        "1",
-        "--batch-size",
-        "2",
-        "--max-length",
-        "64",
-    ]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    return pretrain_cli("--corpus", corpus, "--output", out, *TINY, "--max-steps", "1", "--batch-size", "2")
 
 
 @pytest.mark.parametrize(

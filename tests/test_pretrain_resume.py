@@ -7,45 +7,17 @@ import sys
 
 import pytest
 import torch
+from pretrain_cli import RESUMABLE, TINY, pretrain_cli
 from safetensors.torch import load_file
 
 
 @pytest.fixture(scope="module")
-def corpus_file(tmp_path_factory, peoples_daily):
-    path = tmp_path_factory.mktemp("corpus") / "pd.txt"
-    path.write_text("\n".join(peoples_daily.select(range(0, 6000, 20))["text"]) + "\n", encoding="utf-8")
-    return path
+def corpus_file(pd_corpus_file):
+    return pd_corpus_file
 
 
 def _run(corpus, out, env_extra=None):
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", **(env_extra or {})}
-    cmd = [
-        sys.executable,
-        "-m",
-        "zhbert",
-        "pretrain",
-        "--corpus",
-        str(corpus),
-        "--output",
-        str(out),
-        "--size",
-        "tiny",
-        "--max-steps",
-        "12",
-        "--save-steps",
-        "4",
-        "--batch-size",
-        "8",
-        "--logging-steps",
-        "2",
-        "--num-proc",
-        "1",
-        "--masking",
-        "wwm",
-        "--max-length",
-        "64",
-    ]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    return pretrain_cli("--corpus", corpus, "--output", out, *RESUMABLE, env_extra=env_extra)
 
 
 @pytest.fixture(scope="module")
@@ -93,30 +65,8 @@ def test_result_loads_in_plain_transformers_and_continues(tmp_path, corpus_file)
         BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
     ).save_pretrained(init)
     out = tmp_path / "continued"
-    env = {**os.environ}
-    cmd = [
-        sys.executable,
-        "-m",
-        "zhbert",
-        "pretrain",
-        "--corpus",
-        str(corpus_file),
-        "--output",
-        str(out),
-        "--init",
-        str(init),
-        "--max-steps",
-        "3",
-        "--save-steps",
-        "3",
-        "--batch-size",
-        "4",
-        "--num-proc",
-        "1",
-        "--max-length",
-        "64",
-    ]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    args = ["--init", init, "--max-steps", "3", "--save-steps", "3", "--batch-size", "4", "--num-proc", "1", "--max-length", "64"]
+    r = pretrain_cli("--corpus", corpus_file, "--output", out, *args)
     assert r.returncode == 0, r.stderr[-3000:]
     model = AutoModelForMaskedLM.from_pretrained(str(out / "final"))
     assert type(model).__name__ == "BertForMaskedLM" and model.config.hidden_size == 64
@@ -237,24 +187,10 @@ def test_a_real_full_disk_ends_in_one_line(corpus_file, small_tmpfs):
     """pretrain into a 20 MB tmpfs: the first checkpoint (about 40 MB with the optimiser) fills it, and the
     run ends in one line saying so, not in torch's 175-line 'unexpected pos' traceback."""
     out = small_tmpfs / "run"
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output-dir", str(out), "--size", "tiny",
-           "--max-steps", "4", "--save-steps", "2", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]  # fmt: skip
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    r = pretrain_cli("--corpus", corpus_file, "--output-dir", out, *TINY, "--max-steps", "4", "--save-steps", "2")
     assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
     assert f"\nzhbert: error: {out}: cannot save: no space left on the device" in r.stderr  # on a line of its own
     assert "last complete checkpoint: none yet" in r.stderr
-
-
-@pytest.fixture
-def bind_mount(tmp_path):
-    """A bind mount the test can remount read-only (CI runs as root); skipped where refused."""
-    source, folder = tmp_path / "bind-source", tmp_path / "bind"
-    source.mkdir()
-    folder.mkdir()
-    if os.geteuid() != 0 or subprocess.run(["mount", "--bind", str(source), str(folder)], capture_output=True).returncode:
-        pytest.skip("a bind mount needs root and a machine that allows it")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=False)
 
 
 def test_a_folder_made_read_only_mid_run_ends_in_one_line(corpus_file, bind_mount, monkeypatch):
@@ -306,10 +242,8 @@ def test_rerunning_on_a_still_full_disk_is_one_line_and_leaves_no_lock(corpus_fi
                 f.flush()
         except OSError:
             pass
-    cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output-dir", str(out), "--size", "tiny",
-           "--max-steps", "4", "--save-steps", "2", "--batch-size", "8", "--num-proc", "1", "--max-length", "64"]  # fmt: skip
     for _ in range(2):
-        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        r = pretrain_cli("--corpus", corpus_file, "--output-dir", out, *TINY, "--max-steps", "4", "--save-steps", "2")
         assert r.returncode == 1 and "Traceback" not in r.stderr, r.stderr[-3000:]
         assert f"zhbert: error: {out}: cannot save: no space left on the device" in r.stderr
         assert not (out / ".zhbert.lock").exists()
