@@ -644,7 +644,7 @@ class MaskedLM:
     __call__ = fill_mask
 
 
-BACKENDS = ("torch", "int8")
+BACKENDS = ("torch", "int8", "onnx", "onnx-int8")
 
 
 @functools.cache
@@ -689,11 +689,15 @@ def load(
 
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/LOG.md, "Inference against
-    the CPU's limit"); answers can differ from the fp32 model's where it was unsure."""
+    the CPU's limit"); answers can differ from the fp32 model's where it was unsure.
+
+    ``backend="onnx"`` (a task head exported with ``zhbert export MODEL DIR --onnx``; CPU only) runs the
+    encoder in ONNX Runtime from ``DIR/onnx/model.onnx``, and ``"onnx-int8"`` from its int8 graph
+    (``--onnx --int8``); the rest of the head, decoding and offsets are the same code as in torch."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if backend == "int8" and device not in (None, "cpu"):
-        raise ValueError(f"backend='int8' runs on the CPU only, got device={device!r}")
+    if backend != "torch" and device not in (None, "cpu"):
+        raise ValueError(f"backend={backend!r} runs on the CPU only, got device={device!r}")
     predictor = _load(name_or_path, device)
     if isinstance(predictor, _HeadPredictor) and predictor.head.kind == "token":
         predictor.use_web_units(web_units)
@@ -709,6 +713,13 @@ def load(
         predictor.use_dictionary(user_dict, dict_mode)
     if backend == "int8":
         _to_int8(predictor.model)
+    elif backend.startswith("onnx"):
+        if not isinstance(predictor, _HeadPredictor) or isinstance(predictor, POSTagger):
+            what = f"{type(predictor).__name__} ({name_or_path!r})"
+            raise ValueError(f"backend={backend!r} serves task heads exported with --onnx, not {what}")
+        from .onnx_backend import serve_from_onnx
+
+        serve_from_onnx(predictor.model, predictor.path, backend)
     return predictor
 
 

@@ -60,15 +60,20 @@ def export(
         False, help="leave out the vocabulary rows at its end that the tokenizer never emits (same outputs, smaller file)"
     ),
     overwrite: bool = typer.Option(False, help="replace a model folder already at DEST (a folder holding anything else is never replaced)"),
+    onnx: bool = typer.Option(
+        False, "--onnx", help="also write the encoder as DEST/onnx/model.onnx for backend='onnx' (task heads; pip install 'zhbert[onnx]')"
+    ),
+    int8: bool = typer.Option(False, "--int8", help="with --onnx: also DEST/onnx/model_qint8.onnx, int8 weights (backend='onnx-int8')"),
 ) -> None:
-    """Copy a model folder for shipping, weights in fp16 safetensors."""
+    """Copy a model folder for shipping, weights in fp16 safetensors; with --onnx, the encoder as an ONNX graph too."""
+    from .errors import ZhbertError
     from .export import export_model
 
     try:
-        out = export_model(source, dest, fp16, trained_length, trim_vocab, overwrite=overwrite)
-    except (OSError, ValueError) as e:
+        out = export_model(source, dest, fp16, trained_length, trim_vocab, overwrite=overwrite, onnx=onnx, int8=int8)
+    except (OSError, ValueError, ZhbertError) as e:
         _fail(str(e))
-    size = sum(f.stat().st_size for f in out.iterdir()) / 1e6
+    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6
     typer.echo(f"exported {source} -> {out} ({size:.1f} MB)")
     only = json.loads((out / "config.json").read_text(encoding="utf-8")).get("zhbert_only")
     if only:  # the folder's README.md and config.json say it too

@@ -28,11 +28,15 @@ def export_model(
     trained_length: int | None = None,
     trim_vocab: bool = False,
     overwrite: bool = False,
+    onnx: bool = False,
+    int8: bool = False,
 ) -> Path:
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
     pretraining length, when the folder cannot tell). ``trim_vocab``: leave out the vocabulary
     rows at its end that the tokenizer never emits (:mod:`zhbert.vocab_trim`); the same outputs.
+    ``onnx``: also write the head's encoder as ``onnx/model.onnx`` (with ``int8``, ``onnx/model_qint8.onnx``
+    too), which ``zhbert.load(dst, backend="onnx")`` runs (:mod:`zhbert.onnx_backend`).
     ``dst`` must be new, empty, or (with ``overwrite``) a model folder: :mod:`zhbert.destination`."""
     from .models_registry import POS_MARKER, resolve_model_path
 
@@ -44,9 +48,15 @@ def export_model(
         )
     if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
+    if int8 and not onnx:
+        raise ValueError("--int8 quantises the ONNX graph: give --onnx with it")
     check_destination(dst, [src], overwrite, what="export")
     with staged_folder(dst) as staging:  # the old export is replaced only once the new one is complete
         _write_export(src, staging, fp16, trained_length, trim_vocab)
+        if onnx:  # made from the staged weights, as zhbert.load will read them
+            from .onnx_backend import export_onnx
+
+            export_onnx(staging, int8=int8)
     return dst
 
 
