@@ -1,91 +1,109 @@
-"""ONNX Runtime as a faster backend for the bundled `cws`? Measured, not assumed (issue 21).
+"""ONNX Runtime against torch on the bundled heads: the same answers? how fast?
 
-Exports the bundled segmenter's BertForTokenClassification to ONNX (opset 17, the
-TorchScript exporter, eager attention so ONNX Runtime's BERT optimizer can fuse it),
-optionally fuses it with ``onnxruntime.transformers.optimizer`` (Attention,
-EmbedLayerNormalization, SkipLayerNormalization, BiasGelu), and times the same batches as
-PyTorch, one thread each. Needs ``pip install onnxruntime onnx``; writes nothing to the repo.
+Exports each model with `zhbert export MODEL DIR --onnx --int8` into a temporary folder, then, through
+`zhbert.load(DIR, backend=...)` for torch, torch int8, onnx and onnx-int8:
+- agreement: the words or entities of each backend against torch's on the first N PKU test lines;
+- speed: characters per second on short texts (those lines) and on long ones (the same text joined
+  into 2,000-character paragraphs), on one and on two threads; backends alternate pass by pass and
+  each keeps its best pass. Run it on an otherwise idle machine. Needs `pip install 'zhbert[onnx]'`.
 
-    python bench/onnx_backend.py --batch 32 --length 100 --repeats 20
+    python bench/onnx_backend.py                          # cws-fast, cws, ner; 1,000 lines
+    python bench/onnx_backend.py --models cws-fast --lines 200 --passes 1 --threads 1   # a smoke run
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
+import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import torch
-from transformers import BertForTokenClassification
-
-from zhbert.models_registry import bundled_path
+ROOT = Path(__file__).resolve().parents[1]
+BACKENDS = ("torch", "int8", "onnx", "onnx-int8")
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--batch", type=int, default=32)
-    ap.add_argument("--length", type=int, default=100, help="tokens per row (PKU lines average 89 characters)")
-    ap.add_argument("--repeats", type=int, default=20)
-    args = ap.parse_args()
-    import onnxruntime as ort
-    from onnxruntime.transformers import optimizer
+def _pku_lines(n: int) -> list[str]:
+    shared = Path(os.environ.get("ZHBERT_SHARED", ROOT.parent / "shared"))
+    gold = shared / "datasets" / "sighan2005_icwb2" / "pku_test_gold.utf8"
+    lines = [line.replace(" ", "").strip() for line in gold.read_text(encoding="utf-8").splitlines()]
+    return [line for line in lines if line][:n]
 
-    torch.set_num_threads(1)
-    path = bundled_path("cws")
-    model = BertForTokenClassification.from_pretrained(path, dtype=torch.float32, attn_implementation="eager").eval()
-    stock = BertForTokenClassification.from_pretrained(path, dtype=torch.float32).eval()  # sdpa, as zhbert runs it
-    cfg = model.config
-    g = torch.Generator().manual_seed(0)
-    ids = torch.randint(1000, cfg.vocab_size, (args.batch, args.length), generator=g)
-    feed = {"input_ids": ids, "attention_mask": torch.ones_like(ids), "token_type_ids": torch.zeros_like(ids)}
-    with tempfile.TemporaryDirectory() as tmp:
-        raw = Path(tmp) / "cws.onnx"
-        torch.onnx.export(
-            model,
-            (feed["input_ids"][:2, :8], feed["attention_mask"][:2, :8], feed["token_type_ids"][:2, :8]),
-            str(raw),
-            input_names=list(feed),
-            output_names=["logits"],
-            dynamic_axes={k: {0: "batch", 1: "tokens"} for k in [*feed, "logits"]},
-            opset_version=17,
-            dynamo=False,
-        )
-        fused = Path(tmp) / "cws.fused.onnx"
-        opt = optimizer.optimize_model(str(raw), model_type="bert", num_heads=cfg.num_attention_heads, hidden_size=cfg.hidden_size)
-        opt.save_model_to_file(str(fused))
-        fusions = {k: v for k, v in opt.get_fused_operator_statistics().items() if v}
-        options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
-        sessions = {
-            name: ort.InferenceSession(str(p), options, providers=["CPUExecutionProvider"])
-            for name, p in (("onnx", raw), ("onnx fused", fused))
-        }
-        np_feed = {k: v.numpy() for k, v in feed.items()}
-        with torch.inference_mode():
-            reference = stock(**feed).logits.numpy()
 
-        def torch_run():
-            with torch.inference_mode():
-                stock(**feed)
+def _paragraphs(lines: list[str], size: int = 2000) -> list[str]:
+    out, current = [], ""
+    for line in lines:
+        current += line
+        if len(current) >= size:
+            out.append(current)
+            current = ""
+    return out or ["".join(lines)]
 
-        runs = {"torch (sdpa)": torch_run, **{n: (lambda s=s: s.run(None, np_feed)) for n, s in sessions.items()}}
-        diff = {n: float(np.abs(s.run(None, np_feed)[0] - reference).max()) for n, s in sessions.items()}
-        seconds = {}
-        for name, run in runs.items():
-            run()  # warm-up
+
+def _answers(results) -> list:
+    return [[(s.start, s.end, getattr(s, "label", None)) for s in spans] for spans in results]
+
+
+def _measure(folder: Path, lines: list[str], threads: int, passes: int) -> dict:
+    """One process per thread count, so torch's and ONNX Runtime's thread pools start at that size."""
+    code = f"""
+import json, sys, time, torch, zhbert
+torch.set_num_threads({threads})
+lines = json.loads(sys.stdin.read())
+paragraphs = {_paragraphs.__name__}(lines)
+predictors = {{b: zhbert.load({str(folder)!r}, backend=b) for b in {BACKENDS!r}}}
+best = {{(b, kind): 0.0 for b in predictors for kind in ("short", "long")}}
+for p in predictors.values():
+    p(lines[:8])  # warm-up
+answers = {{b: {_answers.__name__}(p(lines)) for b, p in predictors.items()}}
+for _ in range({passes}):
+    for b, p in predictors.items():
+        for kind, texts in (("short", lines), ("long", paragraphs)):
             start = time.perf_counter()
-            for _ in range(args.repeats):
-                run()
-            seconds[name] = (time.perf_counter() - start) / args.repeats
-    print(f"bundled cws, batch {args.batch} x {args.length} tokens, one thread, {args.repeats} repeats; fused: {fusions}")
-    print("| backend | ms per batch | tokens/s | speed-up over torch | max logit difference |")
-    print("|---|---:|---:|---:|---:|")
-    base = seconds["torch (sdpa)"]
-    for name, s in seconds.items():
-        tokens = args.batch * args.length / s
-        print(f"| {name} | {1000 * s:.1f} | {tokens:,.0f} | {base / s:.2f}x | {diff.get(name, 0.0):.1e} |")
+            p(texts)
+            best[b, kind] = max(best[b, kind], sum(map(len, texts)) / (time.perf_counter() - start))
+same = {{b: sum(a == t for a, t in zip(answers[b], answers["torch"])) for b in predictors}}
+print(json.dumps({{"best": {{f"{{b}}|{{k}}": v for (b, k), v in best.items()}}, "same": same}}))
+"""
+    prelude = "\n".join(inspect.getsource(f) for f in (_paragraphs, _answers))
+    env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
+    r = subprocess.run([sys.executable, "-c", prelude + code], input=json.dumps(lines), capture_output=True, text=True, env=env, cwd=ROOT)
+    if r.returncode:
+        raise SystemExit(r.stderr[-3000:])
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--models", nargs="+", default=["cws-fast", "cws", "ner"])
+    parser.add_argument("--lines", type=int, default=1000, help="PKU test lines (the agreement set and the short texts)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--passes", type=int, default=3)
+    args = parser.parse_args(argv)
+    lines = _pku_lines(args.lines)
+    print(f"{len(lines):,} PKU test lines ({sum(map(len, lines)):,} characters); long texts: the same in 2,000-character paragraphs")
+    threads = " / ".join(map(str, args.threads))
+    print(f"| model | backend | same answers as torch | chars/s short ({threads} threads) | chars/s long ({threads} threads) | export s |")
+    print("|---|---|---:|" + "---:|" * 2 + "---:|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in args.models:
+            folder = Path(tmp) / model
+            start = time.perf_counter()
+            export = [sys.executable, "-m", "zhbert", "export", model, str(folder), "--onnx", "--int8"]
+            r = subprocess.run(export, capture_output=True, text=True)
+            if r.returncode:
+                raise SystemExit(r.stderr[-3000:])
+            export_s = time.perf_counter() - start
+            runs = {t: _measure(folder, lines, t, args.passes) for t in args.threads}
+            first = runs[args.threads[0]]
+            for b in BACKENDS:
+                short = " / ".join(f"{runs[t]['best'][f'{b}|short']:,.0f}" for t in args.threads)
+                long = " / ".join(f"{runs[t]['best'][f'{b}|long']:,.0f}" for t in args.threads)
+                print(f"| `{model}` | {b} | {first['same'][b]:,} / {len(lines):,} | {short} | {long} | {export_s:.0f} |")
 
 
 if __name__ == "__main__":
