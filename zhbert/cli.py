@@ -377,7 +377,7 @@ def predict(
     person_names: str = typer.Option(
         "split", help="segmentation models: split (the PKU standard: surname / given name) or whole (one word, found by the ner model)"
     ),
-    backend: str = typer.Option("torch", help="torch, or int8 (CPU: linear layers in int8, about 1.5x faster, slightly different answers)"),
+    backend: str = typer.Option("torch", help="torch; int8 (CPU: linear layers in int8, faster, slightly different answers); onnx or onnx-int8 (a folder exported with --onnx)"),
     user_dict: Optional[str] = typer.Option(
         None, "--user-dict", help="segmentation and NER: a dictionary file (word, 'word FREQ [POS]', or word<TAB>TYPE for NER)"
     ),
