@@ -630,4 +630,8 @@ def write_results(args: RecipeArguments, task: str, data, metrics: dict, model: 
     if model is not None:  # the head as scored: a saved model's own settings, not the flags' defaults
         record["head"] = asdict(model.head)
     (out / "metrics.json").write_text(json.dumps(record, indent=2, ensure_ascii=False))
+    if model is not None and not args.evaluate_only and args.save_model:
+        print(f"saved {out / 'model'} (zhbert.load or --encoder read it); scores in {out / 'metrics.json'}")
+    else:
+        print(f"scores in {out / 'metrics.json'}")
     return record
