@@ -66,8 +66,10 @@ def table(inputs, long: bool) -> None:
     for name in zhbert_only:
         print(f"| {name} | zhbert-only (word features in the head) | - | - | - | plain transformers opens the encoder, not the head |")
     if long:
-        print("\nPast 128 tokens a plain pipeline truncates at the folder's model_max_length (or reads positions the encoder "
-              "never trained), while zhbert reads the whole text through windows: these rows say how often they still agree.")
+        print(
+            "\nPast 128 tokens a plain pipeline truncates at the folder's model_max_length (or reads positions the encoder "
+            "never trained), while zhbert reads the whole text through windows: these rows say how often they still agree."
+        )
 
 
 if __name__ == "__main__":

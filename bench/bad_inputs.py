@@ -159,7 +159,6 @@ def reader_table(verbose: bool) -> None:
         print(f"| {name} | {sum(c.values())} | {c['clean']} | {c['wrong line']} | {c['silent']} | {c['crash']} |")
 
 
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--verbose", action="store_true", help="list every case that is not clean")

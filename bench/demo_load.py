@@ -96,7 +96,9 @@ def main() -> None:
     print()
     print("| phase | normal requests | p50 ms | p95 ms | worst-case requests | their p50 ms | errors |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    print(f"| normal clients alone | {len(alone)} | {1000 * statistics.median(alone):.0f} | {1000 * p95(alone):.0f} | – | – | {len(err1)} |")  # noqa: E501
+    print(
+        f"| normal clients alone | {len(alone)} | {1000 * statistics.median(alone):.0f} | {1000 * p95(alone):.0f} | – | – | {len(err1)} |"
+    )  # noqa: E501
     print(
         f"| with one worst-case client | {len(loaded)} | {1000 * statistics.median(loaded):.0f} | {1000 * p95(loaded):.0f} "
         f"| {len(slow)} | {1000 * statistics.median(slow) if slow else float('nan'):.0f} | {len(err2)} |"

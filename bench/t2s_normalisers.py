@@ -74,13 +74,19 @@ def variants():
     }
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    import argparse
+
     import torch
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, default=None, help="read only the first N lines of each test file")
+    args = parser.parse_args(argv)
 
     torch.set_num_threads(1)
     from transformers import AutoTokenizer
 
-    cityu, pku = _texts("cityu_test_gold.utf8"), _texts("pku_test_gold.utf8")
+    cityu, pku = _texts("cityu_test_gold.utf8")[: args.lines], _texts("pku_test_gold.utf8")[: args.lines]
     found = variants()
     reference = found["Precompiled (shipped)"][0].backend_tokenizer
     ref_ids = {n: [e.ids for e in reference.encode_batch(t)] for n, t in (("cityu", cityu), ("pku", pku))}

@@ -28,12 +28,17 @@ def _read(folder: str, file: str) -> tuple[list[str], list[list[str]]]:
     return ["".join(w) for w in rows["words"]], [list(w) for w in rows["words"]]
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    import argparse
+
     import zhbert
     from zhbert.metrics import _word_spans, word_prf
     from zhbert.web_units import DEFAULT_KINDS, KINDS, WebUnits
 
-    data = {name: _read(*where) for name, where in TEST_FILES.items()}
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sentences", type=int, default=None, help="score only the first N sentences of each test file")
+    args = parser.parse_args(argv)
+    data = {name: tuple(part[: args.sentences] for part in _read(*where)) for name, where in TEST_FILES.items()}
     print("| kind | " + " | ".join(f"{name}: units found (whole in gold)" for name in data) + " |")
     print("|---|" + "---:|" * len(data))
     for kind in KINDS:

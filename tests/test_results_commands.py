@@ -47,7 +47,10 @@ def _dataclass_fields(cls) -> set[str]:
 
 
 def problems_of(command: str) -> list[str]:
-    words = shlex.split(command)
+    try:
+        words = shlex.split(command)
+    except ValueError:  # a quote closed on a later line of a shell script: its words are still the words
+        words = command.replace('"', " ").replace("'", " ").split()
     if words[0] in ("python", "bash") and words[1] == "-m":
         module = ROOT / Path(*words[2].split("."))
         return [] if module.with_suffix(".py").is_file() or (module / "__main__.py").is_file() else [f"no module {words[2]}"]

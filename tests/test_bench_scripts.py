@@ -1,0 +1,79 @@
+"""Every script in bench/ still runs on the current code and bundle: each Python script answers --help
+(it imports and parses), those with a size option run end to end on a few sentences, and each shell
+script parses and names only scripts, commands and options that exist. A benchmark that breaks
+(a plain pipeline on a folder that became zhbert-only, a renamed option) fails here, not in a user's hands."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_results_commands import problems_of, quoted_commands
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+PY_SCRIPTS = sorted(p.name for p in BENCH.glob("*.py"))
+SH_SCRIPTS = sorted(p.name for p in BENCH.glob("*.sh"))
+
+# script -> arguments of a run of seconds to a minute on the bundled models (every other script: --help only,
+# because it needs peers that are not installed in CI, a GPU, a finished pretraining run or minutes at any size)
+SMOKE = {
+    "agreement.py": ["--n", "10"],
+    "api_speed.py": ["--sentences", "40", "--repeats", "3", "--skip-demo"],
+    "batch_shapes.py": ["cws-fast", "--lines", "40", "--rounds", "1", "--shapes", "2048xnone"],
+    "inference_limit.py": ["--threads", "1", "--sentences", "40", "--repeats", "1"],
+    "long_text.py": ["--chars", "1500", "--threads", "1"],
+    "ner_speed.py": ["ner", "--sentences", "30", "--passes", "1"],
+    "onnx_backend.py": ["--models", "cws-fast", "--lines", "30", "--passes", "1", "--threads", "1"],
+    "person_names.py": ["--sentences", "30"],
+    "pos.py": ["--sentences", "30"],
+    "user_dict.py": ["--sentences", "30", "--parts", "whole", "--tmp", "{tmp}/user-dict"],
+    "t2s_normalisers.py": ["--lines", "50"],
+    "vocab_trim.py": ["--sentences", "10"],
+    "web_units.py": ["--sentences", "30"],
+}
+
+
+def _run(args, tmp_path, timeout=600):
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
+    args = [a.replace("{tmp}", str(tmp_path)) for a in args]
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def test_the_smoke_list_names_existing_scripts():
+    assert set(SMOKE) <= set(PY_SCRIPTS) and len(PY_SCRIPTS) >= 20 and len(SH_SCRIPTS) >= 3
+
+
+@pytest.mark.parametrize("script", PY_SCRIPTS)
+def test_every_python_bench_answers_help(script, tmp_path):
+    r = _run([f"bench/{script}", "--help"], tmp_path)
+    assert r.returncode == 0 and "usage:" in r.stdout, r.stderr[-2000:]
+
+
+@pytest.mark.parametrize("script", sorted(SMOKE))
+def test_a_bench_with_a_size_option_runs_on_a_few_sentences(script, tmp_path, shared):
+    r = _run([f"bench/{script}", *SMOKE[script]], tmp_path)
+    assert r.returncode == 0, f"{script}:\n{r.stdout[-1500:]}\n{r.stderr[-3000:]}"
+    assert "|" in r.stdout or re.search(r"\d", r.stdout), f"{script} printed no figures:\n{r.stdout[-1500:]}"
+
+
+@pytest.mark.parametrize("script", SH_SCRIPTS)
+def test_every_shell_bench_parses_and_names_what_exists(script):
+    path = BENCH / script
+    r = subprocess.run(["bash", "-n", str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines() if not line.lstrip().startswith("#")]
+    text = "```bash\n" + "\n".join(lines) + "\n```"
+    commands = [c for c in quoted_commands(text) if "$" not in c.split()[1]]  # a script named by a variable is not checked
+    problems = [f"{c}: {p}" for c in commands for p in problems_of(re.sub(r'"?\$\{?[A-Za-z_@\[\]]+\}?"?', "X", c))]
+    assert not problems, "\n".join(problems)
+
+
+def test_bench_readme_lists_every_script():
+    listed = (BENCH / "README.md").read_text(encoding="utf-8")
+    missing = [s for s in PY_SCRIPTS + SH_SCRIPTS if f"`{s}`" not in listed]
+    assert not missing, f"bench/README.md does not list {missing}"
