@@ -87,8 +87,10 @@ def test_predict_bad_input_and_model(ner_folder, tmp_path):
     assert r.returncode == 1 and f"{bad}:2" in r.stderr and "UTF-8" in r.stderr
     r = _zhbert("predict", "--model", str(tmp_path), str(bad))
     assert r.returncode == 1 and "config.json is missing" in r.stderr
-    r = _zhbert("predict", "--model", str(ner_folder), "--backend", "onnx", str(bad))
-    assert r.returncode == 1 and "backend must be one of torch, int8" in r.stderr
+    r = _zhbert("predict", "--model", str(ner_folder), "--backend", "tensorrt", str(bad))
+    assert r.returncode == 1 and "backend must be one of torch, int8, onnx, onnx-int8" in r.stderr
+    r = _zhbert("predict", "--model", str(ner_folder), "--backend", "onnx", str(bad))  # a folder exported without --onnx
+    assert r.returncode == 1 and "no such ONNX graph; write one with: zhbert export MODEL" in r.stderr and "Traceback" not in r.stderr
 
 
 def test_fill_mask_cli(tiny_encoder):
@@ -144,7 +146,7 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""
-    import zhbert.cli as cli
+    import zhbert.cli.predict as cli
 
     monkeypatch.setattr(cli, "PREDICT_CHUNK_CHARS", 150)
     rows = iter(enumerate(pd_sentences[:60], start=1))

@@ -1,0 +1,74 @@
+"""Pretraining commands: pretrain, prepare-corpus."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+
+from .app import _fail, app
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True, "help_option_names": []})
+def pretrain(ctx: typer.Context) -> None:
+    """Pretraining: masked LM (every masking strategy, optional NSP or SOP) or ELECTRA's replaced-token detection; rerun to resume.
+    `zhbert pretrain --help` lists the options."""
+    from transformers import HfArgumentParser
+
+    from ..errors import DataFormatError, Interrupted, ZhbertError
+    from ..training.pretrain import PretrainConfig
+    from ..training.pretrain import pretrain as run
+
+    parser = HfArgumentParser(
+        PretrainConfig, prog="zhbert pretrain", description="Pretraining (masked LM or ELECTRA); rerun the same command to resume."
+    )
+    try:
+        (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
+    except ValueError as e:  # PretrainConfig's own checks (e.g. --nsp with --sop)
+        _fail(str(e), code=2)
+    if not cfg.corpus:
+        _fail("--corpus is required (text files or folders, or one *.zhcorpus file)", code=2)
+    try:
+        final = run(cfg)
+    except Interrupted as e:
+        typer.echo(err=True)
+        _fail(str(e), code=130)  # the shell's code for a run stopped by Ctrl-C
+    except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
+        typer.echo(err=True)  # end a progress bar's line, so that the error starts a line of its own
+        _fail(str(e))
+    typer.echo(f"saved {final}")
+
+
+@app.command("prepare-corpus")
+def prepare_corpus(
+    corpus: List[Path] = typer.Option(..., "--corpus", help="text files or folders (*.txt), one document per line"),
+    output: Path = typer.Option(..., "--output", "-o", help="the portable file to write (*.zhcorpus)"),
+    masking: str = typer.Option("wwm", help="the masking strategy it is for: the file holds the units that strategy needs"),
+    tokenizer_from: Optional[Path] = typer.Option(None, "--tokenizer-from", help="use this checkpoint's vocabulary (default: zhbert's)"),
+    num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
+    max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
+    doc_format: str = typer.Option("line", help="line or blank-line"),
+    user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
+) -> None:
+    """Tokenise + segment a corpus once into a compact file that `zhbert pretrain --corpus` reads (e.g. on a GPU machine)."""
+    from ..errors import DataFormatError
+    from ..training.pretrain import prepare_corpus as run
+
+    try:
+        meta = run(
+            [str(c) for c in corpus],
+            str(output),
+            masking=masking,
+            tokenizer_from=str(tokenizer_from) if tokenizer_from else None,
+            num_proc=num_proc,
+            doc_format=doc_format,
+            user_dict=str(user_dict) if user_dict else None,
+            max_docs=max_docs,
+        )
+    except (DataFormatError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    typer.echo(
+        f"wrote {output}: {meta['documents']:,} documents, {meta['tokens']:,} tokens, units {', '.join(meta['units'])}, "
+        f"{output.stat().st_size / 1e6:.1f} MB"
+    )
