@@ -130,6 +130,31 @@ def test_continues_from_a_bert_checkpoint_and_a_head_fine_tunes_on_it(corpus_fil
     assert after.shape == start.shape and not torch.equal(after, start)  # it started there and trained
 
 
+def test_continuing_an_electra_run_keeps_its_generator_and_from_a_checkpoint_its_head_too(reference):
+    """A long run continues the pilot's winner: from its final/ the generator is loaded (only the small
+    replaced-token head starts fresh), from one of its checkpoints every part is."""
+    from zhbert.training.electra import ElectraPretrainingModel
+    from zhbert.training.pretrain import PretrainConfig, _starting_model
+
+    saved_generator = load_file(str(reference / "final" / "generator" / "model.safetensors"))
+    model, fresh = ElectraPretrainingModel.from_bert(str(reference / "final"), generator_width=0.5)
+    assert fresh == ["discriminator_head"]
+    key = "electra.encoder.layer.0.attention.self.query.weight"
+    torch.testing.assert_close(model.generator.state_dict()[key], saved_generator[key])
+    assert model.generator.electra.embeddings.word_embeddings is model.discriminator.embeddings.word_embeddings
+    with pytest.raises(ValueError, match="--generator-width 0.25 makes .*: give its width"):
+        ElectraPretrainingModel.from_bert(str(reference / "final"), generator_width=0.25)
+
+    checkpoint = reference / "checkpoint-12"
+    cfg = PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(checkpoint), generator_width=0.5)
+    _, model, _ = _starting_model(cfg)
+    state = load_file(str(checkpoint / "model.safetensors"))
+    for name in ("discriminator_head.dense.weight", "generator.electra.encoder.layer.1.output.dense.weight"):
+        torch.testing.assert_close(model.state_dict()[name], state[name])
+    with pytest.raises(ValueError, match="trained with --rtd-weight 50; continue it with the same"):
+        _starting_model(PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(checkpoint), rtd_weight=20))
+
+
 def test_a_task_head_starts_from_the_discriminator(reference, tokenizer, tmp_path):
     import zhbert
     from zhbert.heads.config import HeadConfig

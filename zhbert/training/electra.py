@@ -187,16 +187,38 @@ class ElectraPretrainingModel(PreTrainedModel):
 
     @classmethod
     def from_bert(cls, bert_folder: str, generator_width: float = 0.25, rtd_weight: float = 50.0):
-        """Discriminator initialised from a local BERT checkpoint's encoder (any head is ignored);
-        the generator fresh, sharing the checkpoint's embeddings."""
+        """Discriminator initialised from a local BERT checkpoint's encoder (any head is ignored). The
+        generator continues from ``bert_folder/generator`` when the folder holds one of this width (the
+        ``final/`` of an ELECTRA run), else starts fresh; either way it shares the checkpoint's embeddings.
+        Returns the model and the names of the weights that start fresh."""
+        from pathlib import Path
+
         config = BertConfig.from_pretrained(bert_folder, local_files_only=True, trust_remote_code=False)
-        model = cls(config, generator_config(config, generator_width), rtd_weight=rtd_weight)
+        gen_config = generator_config(config, generator_width)
+        model = cls(config, gen_config, rtd_weight=rtd_weight)
+        fresh = []
+        saved_generator = Path(bert_folder) / "generator"
+        if (saved_generator / "config.json").is_file():
+            saved = ElectraConfig.from_pretrained(str(saved_generator), local_files_only=True, trust_remote_code=False)
+            if (saved.hidden_size, saved.num_hidden_layers) != (gen_config.hidden_size, gen_config.num_hidden_layers):
+                raise ValueError(
+                    f"{saved_generator}: a generator {saved.num_hidden_layers} x {saved.hidden_size}, but --generator-width "
+                    f"{generator_width:g} makes {gen_config.num_hidden_layers} x {gen_config.hidden_size}: give its width"
+                )
+            generator = ElectraForMaskedLM.from_pretrained(
+                str(saved_generator), local_files_only=True, trust_remote_code=False, dtype=torch.float32
+            )
+            own = {k: v for k, v in generator.state_dict().items() if not k.startswith("electra.embeddings.")}
+            own.pop("generator_lm_head.weight", None)  # the shared embeddings come from the discriminator below
+            model.generator.load_state_dict(own, strict=False)
+        else:
+            fresh.append("generator")
         bert = BertModel.from_pretrained(bert_folder, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
         missing, unexpected = model.discriminator.load_state_dict(bert.state_dict(), strict=False)
         if unexpected:
             raise ValueError(f"{bert_folder}: unexpected encoder weights {sorted(unexpected)[:5]}")
         model._share_embeddings()
-        return model, sorted(missing)
+        return model, sorted(missing) + fresh + ["discriminator_head"]
 
 
 # generator config fields worth keeping in the discriminator's config.json (the rest are defaults)

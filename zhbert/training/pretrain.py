@@ -304,6 +304,12 @@ def prepare_corpus(
     return save_portable_corpus(prepared, tokenizer, output, masking, sources=corpus)
 
 
+def _is_electra_checkpoint(path: Path) -> bool:
+    """A checkpoint of an ELECTRA run (generator, discriminator and its head in one folder), not a final folder."""
+    config = path / "config.json"
+    return config.is_file() and "zhbert_generator" in json.loads(config.read_text(encoding="utf-8"))
+
+
 def _init_tokenizer(init: str):
     """The checkpoint's own tokenizer, or zhbert's bundled vocabulary for a folder without one."""
     if (Path(init) / "tokenizer.json").is_file() or (Path(init) / "vocab.txt").is_file():
@@ -424,7 +430,14 @@ def _starting_model(cfg: PretrainConfig):
     if cfg.objective == "electra":
         from .electra import ElectraPretrainingModel, generator_config
 
-        if cfg.init:
+        if cfg.init and _is_electra_checkpoint(Path(cfg.init)):
+            # a checkpoint of an ELECTRA run: every part continues, the replaced-token head too
+            tokenizer = _init_tokenizer(cfg.init)
+            model = ElectraPretrainingModel.from_pretrained(cfg.init, local_files_only=True, trust_remote_code=False, dtype=torch.float32)
+            if model.rtd_weight != cfg.rtd_weight:
+                raise ValueError(f"{cfg.init}: trained with --rtd-weight {model.rtd_weight:g}; continue it with the same")
+            init_config = model.config.to_dict()
+        elif cfg.init:
             tokenizer = _init_tokenizer(cfg.init)
             _check_bert(Path(cfg.init))
             model, missing = ElectraPretrainingModel.from_bert(cfg.init, cfg.generator_width, cfg.rtd_weight)
