@@ -668,9 +668,12 @@ def load(
     dict_mode: str = "force",
     web_units=True,
     criterion: str | None = None,
+    local_files_only: bool = False,
 ):
     """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
-    ``"tagging"``, ``"matching"``) or any local ``save_pretrained`` folder.
+    ``"tagging"``, ``"matching"``), any local ``save_pretrained`` folder, or a Hugging Face model id
+    (``"hfl/chinese-macbert-base"``) in the local Hugging Face cache; one missing there is downloaded
+    (config, safetensors weights and tokenizer only) unless ``local_files_only`` or ``HF_HUB_OFFLINE``.
 
     ``user_dict`` (segmentation and NER): a dictionary file (``word``, ``word FREQ [POS]`` as
     jieba writes it, or ``word<TAB>TYPE`` for NER) or a list of words, for this predictor only;
@@ -698,7 +701,7 @@ def load(
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend != "torch" and device not in (None, "cpu"):
         raise ValueError(f"backend={backend!r} runs on the CPU only, got device={device!r}")
-    predictor = _load(name_or_path, device)
+    predictor = _load(name_or_path, device, local_files_only)
     if isinstance(predictor, _HeadPredictor) and predictor.head.kind == "token":
         predictor.use_web_units(web_units)
     elif web_units not in (True, False, None):
@@ -746,10 +749,10 @@ def _to_int8(model: torch.nn.Module) -> None:
         torch.ao.quantization.quantize_dynamic(model.eval(), {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
-def _load(name_or_path: str, device: str | None):
+def _load(name_or_path: str, device: str | None, local_files_only: bool = False):
     from .heads.pos import MARKER
 
-    path = resolve_model_path(name_or_path)
+    path = resolve_model_path(name_or_path, local_files_only)
     if (path / MARKER).is_file():  # a POS head over a segmenter's features
         return _load_pos(path, device)
     config = read_config(path)

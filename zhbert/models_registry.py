@@ -7,6 +7,7 @@ the command that makes it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from .errors import ModelLoadError
@@ -88,9 +89,10 @@ def missing_bundled() -> list[tuple[str, Path, str]]:
     return [(n, BUNDLED_DIR / f, how) for n, (f, how) in BUNDLED.items() if not is_model_folder(BUNDLED_DIR / f)]
 
 
-def resolve_model_path(name_or_path: str) -> Path:
-    """A bundled short name or a local folder holding ``config.json`` (or ``zhbert_pos.json``: a POS
-    head over a segmenter, whose segmenter folder is checked when it is loaded)."""
+def resolve_model_path(name_or_path: str, local_files_only: bool = False) -> Path:
+    """A bundled short name, a local folder holding ``config.json`` (or ``zhbert_pos.json``: a POS
+    head over a segmenter, whose segmenter folder is checked when it is loaded), or a Hugging Face
+    model id (``org/name``) found in the local Hugging Face cache (:func:`hub_model_path`)."""
     from .model_folder import check_model_folder  # torch-free, but only needed for folders
 
     path = Path(name_or_path)
@@ -103,4 +105,39 @@ def resolve_model_path(name_or_path: str) -> Path:
         return path
     if path.exists():
         raise ModelLoadError(f"{path}: expected a model folder, found a file")
+    if name_or_path not in BUNDLED and HUB_ID.match(name_or_path):
+        path = hub_model_path(name_or_path, local_files_only)
+        check_model_folder(path)
+        return path
     return bundled_path(name_or_path)
+
+
+# a Hugging Face model id: one owner, one name (a relative folder that does not exist looks the same)
+HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+HUB_FILES = ["config.json", "*.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"]
+
+
+def hub_model_path(repo_id: str, local_files_only: bool = False) -> Path:
+    """The folder of ``repo_id`` in the local Hugging Face cache (``HF_HUB_CACHE`` / ``HF_HOME``, as
+    transformers reads them). Missing there, it is downloaded (its config, safetensors weights and
+    tokenizer files only; no pickled weights, no code), unless ``local_files_only`` or ``HF_HUB_OFFLINE``."""
+    from huggingface_hub import constants, snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    offline = local_files_only or constants.HF_HUB_OFFLINE
+    try:
+        return Path(snapshot_download(repo_id, local_files_only=True, allow_patterns=HUB_FILES))
+    except LocalEntryNotFoundError:
+        if offline:
+            why = "local_files_only=True" if local_files_only else "HF_HUB_OFFLINE is set"
+            raise ModelLoadError(
+                f"{repo_id!r}: not a bundled model ({', '.join(BUNDLED)}), not a local folder, and not in the local "
+                f"Hugging Face cache ({constants.HF_HUB_CACHE}); {why}, so it is not downloaded"
+            ) from None
+    try:
+        return Path(snapshot_download(repo_id, allow_patterns=HUB_FILES))
+    except Exception as e:  # no network, no such repository, a gated one: say which, in one line
+        raise ModelLoadError(
+            f"{repo_id!r}: not a bundled model ({', '.join(BUNDLED)}), not a local folder, not in the local Hugging Face "
+            f"cache ({constants.HF_HUB_CACHE}), and the download failed: {str(e).splitlines()[0]}"
+        ) from None
