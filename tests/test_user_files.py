@@ -135,3 +135,36 @@ def test_a_dataset_name_that_is_a_file_points_to_train_file(tmp_path):
 
     with pytest.raises(ValueError, match="a file\\? train on it with --train-file my.conll"):
         load_task_data("ner", "my.conll")
+
+
+@pytest.fixture(scope="module")
+def pos_file(peoples_daily, tmp_path_factory):
+    """60 People's Daily sentences written as users bring POS data: word/TAG items, one sentence a line,
+    the first with a compound in People's Daily's brackets."""
+    out = tmp_path_factory.mktemp("pos") / "pd.txt"
+    rows = peoples_daily.select(range(60))
+    lines = [" ".join(f"{w}/{p}" for w, p in zip(ws, ps)) for ws, ps in zip(rows["words"], rows["pos"])]
+    first = lines[0].split()
+    lines[0] = " ".join(["[" + first[0], first[1] + "]nt", *first[2:]])
+    out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return out, rows
+
+
+def test_a_word_tag_file_trains_pos_and_reloads(pos_file, tiny_encoder, tmp_path):
+    path, rows = pos_file
+    data = task_data_from_files("pos", str(path))
+    every = data.train + data.dev
+    assert {r["text"] for r in every} == set(rows["text"]) and all("[" not in w for r in every for w in r["words"])
+    assert set(data.labels) >= {"B-n", "E-n", "S-w"}
+    r = _train("pos", path, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    text = "中国与周边国家的友好合作进一步加强。"
+    tagged = zhbert.load(str(tmp_path / "run" / "model"))(text)  # words with their tags (a tiny random model: some)
+    assert all(text[w.start : w.end] == w.text and f"S-{w.label}" in data.labels for w in tagged)
+
+
+def test_a_bad_word_tag_item_is_named(tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("中国/ns 与/p\n周边 国家/n\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"bad\.txt:2: '周边' is not word/TAG"):
+        task_data_from_files("pos", str(bad))

@@ -10,6 +10,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
   ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``.
 * ``cws``: ``words`` - one sentence per line, words separated by spaces.
+* ``pos``: ``wordtag`` - one sentence per line, ``word/TAG`` items separated by spaces (People's Daily's
+  form; a compound's brackets, ``[中央/n 电视台/n]nt``, are dropped and its words kept with their own tags).
 * ``tagging``: ``tsv`` - ``text<TAB>label``; ``csv`` - a header row naming ``--text-column`` and
   ``--label-column``.
 * ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` - columns ``text_a``, ``text_b``
@@ -33,7 +35,7 @@ from .source import iter_lines, read_text
 
 __all__ = ["FORMATS", "task_data_from_files", "read_entity_json"]
 
-FORMATS = {"ner": ("conll", "jsonl"), "cws": ("words",), "tagging": ("tsv", "csv"), "matching": ("tsv", "csv")}
+FORMATS = {"ner": ("conll", "jsonl"), "cws": ("words",), "pos": ("wordtag",), "tagging": ("tsv", "csv"), "matching": ("tsv", "csv")}
 MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
 
 
@@ -49,6 +51,8 @@ def _format(task: str, path: str, fmt: str) -> str:
         return "jsonl" if suffix in (".json", ".jsonl") else "conll"
     if task == "cws":
         return "words"
+    if task == "pos":
+        return "wordtag"
     return "csv" if suffix == ".csv" else "tsv"
 
 
@@ -154,6 +158,32 @@ def _cws_rows(path: str) -> list[dict]:
 
     ds = read_segmented(path)
     return cws_rows(ds["text"], ds["words"])
+
+
+def _pos_rows(path: str) -> list[dict]:
+    from .tasks import pos_rows
+
+    texts, words, tags = [], [], []
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE_CHARS:
+            raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a sentence may have")
+        ws, ts = [], []
+        for item in line.split():
+            word, slash, tag = item.rpartition("/")
+            word = word[1:] if word.startswith("[") and len(word) > 1 else word  # a compound opens: [中央/n
+            tag = tag.split("]", 1)[0]  # a compound closes: 电视台/n]nt
+            if not slash or not word or not tag:
+                raise DataFormatError(path, lineno, f"{clip(item)} is not word/TAG (items separated by spaces)")
+            ws.append(word)
+            ts.append(tag)
+        texts.append("".join(ws))
+        words.append(ws)
+        tags.append(ts)
+    if not texts:
+        raise DataFormatError(path, None, "no sentences")
+    return pos_rows(texts, words, tags)
 
 
 # --- labelled texts and pairs ----------------------------------------------------------------------
@@ -280,6 +310,17 @@ def task_data_from_files(
 
         def read(path):
             return _cws_rows(path)
+    elif task == "pos":
+        train, scheme = _pos_rows(train_file), "BMES"
+        types = sorted({p for r in train for p in r["pos"]})
+        labels = labels_for(types, scheme)
+
+        def read(path):
+            rows = _pos_rows(path)
+            unknown = sorted({p for r in rows for p in r["pos"]} - set(types))
+            if unknown:
+                raise DataFormatError(path, None, f"tags {unknown} are not in the training file's ({len(types)} tags)")
+            return rows
     else:
         raw = _labelled(train_file, task, fmt, text_column, label_column)
         labels = sorted({cells[-1] for _, cells in raw})
@@ -304,5 +345,5 @@ def task_data_from_files(
         test, eval_split = dev, "dev"
         notes.append("no --test-file: scored on the dev split")
     name = f"{task}-{Path(train_file).stem}"
-    words = {w for r in train for w in r["words"]} if task == "cws" else None
+    words = {w for r in train for w in r["words"]} if task in ("cws", "pos") else None
     return TaskData(name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words)

@@ -29,7 +29,7 @@ class RecipeArguments:
     format: str = field(
         default="auto",
         metadata={
-            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; tagging tsv|csv; "
+            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; tagging tsv|csv; "
             "matching tsv|csv; auto: by extension"
         },
     )
