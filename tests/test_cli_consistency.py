@@ -50,3 +50,14 @@ def test_bundled_names_where_a_folder_goes(tmp_path, shared):
     out = _zhbert("prepare-corpus", "--corpus", str(corpus), "--output", str(tmp_path / "c.zhcorpus"), "--tokenizer-from", "cws",
                   "--max-docs", "4", "--num-proc", "1")  # fmt: skip
     assert out.returncode == 0, out.stderr[-800:]
+
+
+@pytest.mark.parametrize("command", [["train", "ner"], ["pretrain"]], ids=" ".join)
+def test_usage_shows_kebab_flags_and_an_unknown_flag_is_one_line_with_the_nearest(command):
+    out = _zhbert(*command, "--help")
+    usage = out.stdout.split("\n\n")[0]
+    assert out.returncode == 0 and "--max-steps" in usage and "--max_steps" not in usage, usage
+    out = _zhbert(*command, "--max_stepz", "3")
+    assert out.returncode == 2 and out.stderr == "zhbert: error: unknown option --max_stepz; did you mean --max-steps?\n", out.stderr
+    out = _zhbert(*command, "--max_steps", "1", "stray")  # both spellings still parse; a stray word is named
+    assert out.returncode == 2 and "unexpected argument 'stray'" in out.stderr and out.stderr.count("\n") == 1, out.stderr

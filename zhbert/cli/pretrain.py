@@ -14,17 +14,14 @@ from .app import _fail, app
 def pretrain(ctx: typer.Context) -> None:
     """Pretraining: masked LM (every masking strategy, optional NSP or SOP) or ELECTRA's replaced-token detection; rerun to resume.
     `zhbert pretrain --help` lists the options."""
-    from transformers import HfArgumentParser
-
     from ..errors import DataFormatError, Interrupted, ZhbertError
+    from ..options import dataclass_parser, parse_into
     from ..training.pretrain import PretrainConfig
     from ..training.pretrain import pretrain as run
 
-    parser = HfArgumentParser(
-        PretrainConfig, prog="zhbert pretrain", description="Pretraining (masked LM or ELECTRA); rerun the same command to resume."
-    )
+    parser = dataclass_parser(PretrainConfig, "zhbert pretrain", "Pretraining (masked LM or ELECTRA); rerun the same command to resume.")
     try:
-        (cfg,) = parser.parse_args_into_dataclasses(args=list(ctx.args))
+        cfg = parse_into(parser, list(ctx.args))
     except ValueError as e:  # PretrainConfig's own checks (e.g. --nsp with --sop)
         _fail(str(e), code=2)
     if not cfg.corpus:

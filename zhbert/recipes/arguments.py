@@ -302,11 +302,9 @@ def apply_preset(args: RecipeArguments) -> RecipeArguments:
 
 def parse_args(argv: list[str] | None = None, prog: str | None = None, description: str | None = None) -> RecipeArguments:
     """Arguments from ``argv`` (default: the command line), preset applied."""
-    from transformers import HfArgumentParser
+    from ..options import dataclass_parser, parse_into
 
-    parser = HfArgumentParser(RecipeArguments, prog=prog, description=description)
-    (args,) = parser.parse_args_into_dataclasses(args=argv)
-    return args
+    return parse_into(dataclass_parser(RecipeArguments, prog or "zhbert train", description), argv)
 
 
 def finalize_args(args: RecipeArguments, default_dataset: str) -> RecipeArguments:
