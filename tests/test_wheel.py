@@ -117,3 +117,17 @@ def test_demo_serves_the_bundled_models(installed):
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_readme_s_pip_lines_work_from_the_wheel(installed):
+    """The README's first screen: after `pip install`, its one-line check answers from the installed wheel."""
+    import re
+    import shlex
+
+    bin_dir, work, env = installed
+    install = (ROOT / "README.md").read_text(encoding="utf-8").split("## Install", 1)[1].split("\n## ", 1)[0]
+    (check,) = [line.split("  #")[0] for line in install.splitlines() if line.startswith("python -c ")]
+    args = shlex.split(check)
+    r = subprocess.run([str(bin_dir / "python"), *args[1:]], cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert re.search(r"Span\(text='北京大学'|Span\(text='北京'", r.stdout), r.stdout
