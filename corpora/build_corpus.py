@@ -82,7 +82,7 @@ class Writer:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--output", default="runs/corpus", help="output folder (keep it out of git)")
+    ap.add_argument("--output", "--output-dir", default="runs/corpus", help="output folder (keep it out of git)")
     ap.add_argument("--min-overlap-chars", type=int, default=6)
     args = ap.parse_args()
     out = Path(args.output)

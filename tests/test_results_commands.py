@@ -3,15 +3,16 @@ names a script of the checkout or a `zhbert` command, with options that command 
 
 from __future__ import annotations
 
-import dataclasses
 import re
 import shlex
 from pathlib import Path
 
+import pytest
 import typer
 
 from zhbert.cli import app
 from zhbert.data.tasks import DATASETS
+from zhbert.options import dataclass_parser
 from zhbert.recipes import RECIPES
 from zhbert.recipes.arguments import RecipeArguments
 from zhbert.training.pretrain import PretrainConfig
@@ -21,12 +22,31 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 STARTS = ("zhbert ", "python bench/", "python recipes/", "python corpora/", "python -m zhbert", "bash bench/")
 
 
-def quoted_commands(text: str) -> list[str]:
-    """Command lines in fenced blocks and in `inline code`, comments cut, continuation lines joined."""
+def shell_blocks(text: str) -> list[str]:
+    """The fenced blocks of a page that hold shell commands (```bash, or a bare ``` fence), line by line."""
+    blocks, current = [], None
+    for line in text.splitlines():
+        if line.startswith("```"):
+            if current is None:
+                current = [] if line.strip() in ("```", "```bash", "```sh") else False
+            else:
+                if current is not False:
+                    blocks.append("\n".join(current) + "\n")
+                current = None
+        elif current:
+            current.append(line)
+        elif current == []:
+            current = [line]
+    return blocks
+
+
+def quoted_commands(text: str, inline: bool = True) -> list[str]:
+    """Command lines in shell blocks and (``inline``) in `inline code`, comments cut, continuation lines joined."""
     lines = []
-    for block in re.findall(r"```(?:bash)?\n(.*?)```", text, flags=re.S):
+    for block in shell_blocks(text):
         lines += re.sub(r"\s*\\\n\s*", " ", block).splitlines()
-    lines += re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
+    if inline:
+        lines += re.findall(r"`([^`\n]+)`", re.sub(r"```.*?```", "", text, flags=re.S))
     commands = []
     for line in lines:
         line = line.split(" #")[0].strip()
@@ -41,9 +61,14 @@ def _flags(words: list[str]) -> set[str]:
 
 
 def _dataclass_fields(cls) -> set[str]:
-    """The options HfArgumentParser makes of a dataclass: each field, and --no_FIELD for a field true by default."""
-    fields = dataclasses.fields(cls)
-    return {f.name for f in fields} | {f"no_{f.name}" for f in fields if f.default is True}
+    """The options the command's parser makes of a dataclass (each field, its aliases, --no_FIELD), and --help."""
+    parser = dataclass_parser(cls, "zhbert")
+    return {s.replace("-", "_").lstrip("_") for a in parser._actions for s in a.option_strings}
+
+
+def _placeholder(word: str) -> bool:
+    """TASK, <name>, ...: a command written as a pattern, not one to run."""
+    return word.isupper() or word.startswith("<") or word == "..."
 
 
 def problems_of(command: str) -> list[str]:
@@ -68,11 +93,14 @@ def problems_of(command: str) -> list[str]:
         return [f"no command zhbert {name}"]
     command_obj = group.commands[name]
     if name == "train":
-        task = rest[0]
+        task = rest[0] if rest else ""
+        if _placeholder(task) or task.startswith("-"):
+            return []
         if task not in RECIPES:
             return [f"no recipe {task}"]
         dataset = rest[rest.index("--dataset") + 1] if "--dataset" in rest else None
-        bad = [f"zhbert train {task} has no dataset {dataset}"] if dataset and dataset not in DATASETS[task] else []
+        known = DATASETS.get(task)
+        bad = [f"zhbert train {task} has no dataset {dataset}"] if dataset and known and dataset not in known else []
         return bad + [f"zhbert train has no option --{f}" for f in sorted(_flags(rest) - _dataclass_fields(RecipeArguments))]
     if name == "pretrain":
         return [f"zhbert pretrain has no option --{f}" for f in sorted(_flags(rest) - _dataclass_fields(PretrainConfig))]
@@ -91,6 +119,17 @@ def test_results_is_a_scoreboard():
 def test_every_quoted_command_exists():
     commands = quoted_commands(RESULTS.read_text(encoding="utf-8"))
     assert len(commands) >= 20  # the scoreboard quotes its commands; an empty parse would pass below
+    problems = [f"{c}: {p}" for c in commands for p in problems_of(c)]
+    assert not problems, "\n".join(problems)
+
+
+USER_PAGES = ["README.md", "recipes/README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", USER_PAGES)
+def test_every_command_in_the_user_pages_exists(page):
+    """The same check on the commands of README, docs/ and recipes/README.md (their fenced blocks)."""
+    commands = [c for c in quoted_commands((ROOT / page).read_text(encoding="utf-8"), inline=False) if "$" not in c]
     problems = [f"{c}: {p}" for c in commands for p in problems_of(c)]
     assert not problems, "\n".join(problems)
 
