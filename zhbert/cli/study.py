@@ -74,6 +74,20 @@ def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, pres
     }
 
 
+def _run_study(run, write_report, output: Path, meta: dict) -> None:
+    """Run a study (``run()`` gives its rows), write its report with ``meta``, the wall time and the command
+    line, and print its table; a bad input, model or dataset ends in one line."""
+    from ..errors import ZhbertError
+
+    start = time.perf_counter()
+    try:
+        rows = run()
+    except (ZhbertError, RuntimeError, FileNotFoundError, ValueError) as e:
+        _fail(str(e))
+    files = write_report(rows, output, {**meta, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]})
+    typer.echo(files["table"].read_text(encoding="utf-8"))
+
+
 @study_app.command("modes")
 def study_modes(
     output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for the runs, modes.md, modes.json and modes.png"),
@@ -110,25 +124,24 @@ def study_modes(
             f"representations: {', '.join(REPRESENTATIONS)}; modes: {', '.join(MODES)}",
             code=2,
         )
-    start = time.perf_counter()
-    try:
-        rows = run_modes(
+    recipe_args = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+    _run_study(
+        lambda: run_modes(
             encoder,
             output,
             tasks,
             seeds,
             representations=representations or REPRESENTATIONS,
             bert_table=bert_table,
-            recipe_args=_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset),
+            recipe_args=recipe_args,
             finetune_learning_rate=finetune_learning_rate,
             frozen_learning_rate=frozen_learning_rate,
             modes=tuple(modes or MODES),
-        )
-    except RuntimeError as e:
-        _fail(str(e))
-    meta = {"encoder": encoder, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
-    files = write_modes_report(rows, output, meta)
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+        ),  # fmt: skip
+        write_modes_report,
+        output,
+        {"encoder": encoder, "seeds": seeds},
+    )
 
 
 @study_app.command("modes-report")
@@ -180,7 +193,6 @@ def study_masking(
     ),
 ) -> None:
     """Pretrain one configuration per masking (and NSP) with the same budget; fine-tune each on the tasks."""
-    from ..errors import ModelLoadError
     from ..masking import MASKERS
     from ..studies import STUDY_TASKS
     from ..studies.masking import run_masking, write_masking_report
@@ -192,9 +204,9 @@ def study_masking(
 
     if not set(nsp) <= {"no", "yes"}:
         _fail("--nsp takes no or yes", code=2)
-    start = time.perf_counter()
-    try:
-        rows = run_masking(
+    recipe_args = {**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset), "learning_rate": learning_rate}
+    _run_study(
+        lambda: run_masking(
             [str(c) for c in corpus],
             output,
             maskings,
@@ -206,26 +218,23 @@ def study_masking(
             max_docs,
             tasks,
             seeds,
-            recipe_args={**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset), "learning_rate": learning_rate},
+            recipe_args=recipe_args,
             fill_mask_sentences=fill_mask_sentences,
             learning_rate=pretrain_learning_rate,
             init=init,
             untrained=untrained,
-        )
-    except (RuntimeError, ValueError, FileNotFoundError, ModelLoadError) as e:
-        _fail(str(e))
-    meta = {
-        "size": size if init is None else None,
-        "init": init,
-        "steps": steps,
-        "batch_size": batch_size,
-        "max_length": max_length,
-        "pretrain_learning_rate": pretrain_learning_rate,
-        "wall_seconds": time.perf_counter() - start,
-        "argv": sys.argv[1:],
-    }
-    files = write_masking_report(rows, output, meta)
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+        ),  # fmt: skip
+        write_masking_report,
+        output,
+        {
+            "size": size if init is None else None,
+            "init": init,
+            "steps": steps,
+            "batch_size": batch_size,
+            "max_length": max_length,
+            "pretrain_learning_rate": pretrain_learning_rate,
+        },  # fmt: skip
+    )
 
 
 @study_app.command("long")
@@ -237,17 +246,10 @@ def study_long(
     max_sentences: Optional[int] = typer.Option(None, help="use only the first N sentences (tests)"),
 ) -> None:
     """Long texts: truncation vs overlapping windows of several strides, against each sentence alone."""
-    from ..errors import ZhbertError
     from ..studies.long_text import run_long, write_long_report
 
-    start = time.perf_counter()
-    try:
-        rows = run_long(model, "ner", dataset, min_chars, max_sentences)
-    except (ZhbertError, FileNotFoundError, ValueError) as e:
-        _fail(str(e))
-    meta = {"model": model, "dataset": dataset, "min_chars": min_chars, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
-    files = write_long_report(rows, output, meta)
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+    meta = {"model": model, "dataset": dataset, "min_chars": min_chars}
+    _run_study(lambda: run_long(model, "ner", dataset, min_chars, max_sentences), write_long_report, output, meta)
 
 
 @study_app.command("long-classification")
@@ -265,22 +267,16 @@ def study_long_classification(
     learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run (recipe default 5e-5)"),
 ) -> None:
     """Long-text classification: truncation vs overlapping windows pooled by mean or mean-max, several seeds."""
-    from ..errors import ZhbertError
     from ..studies.long_text import run_long_classification, write_long_classification_report
 
-    start = time.perf_counter()
     options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
     if batch_size is not None:
         options["batch_size"] = batch_size
     if learning_rate is not None:
         options["learning_rate"] = learning_rate
-    try:
-        rows = run_long_classification(encoder, output, dataset, tuple(seeds), recipe_args=options)
-    except (ZhbertError, FileNotFoundError, ValueError) as e:
-        _fail(str(e))
-    meta = {"encoder": encoder, "dataset": dataset, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
-    files = write_long_classification_report(rows, output, meta)
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+    meta = {"encoder": encoder, "dataset": dataset, "seeds": seeds}
+    run = lambda: run_long_classification(encoder, output, dataset, tuple(seeds), recipe_args=options)  # noqa: E731
+    _run_study(run, write_long_classification_report, output, meta)
 
 
 @study_app.command("multitask")
@@ -297,18 +293,11 @@ def study_multitask(
     learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run, single- and multi-task"),
 ) -> None:
     """One shared encoder on several tasks against a single-task model per task, same budget."""
-    from ..errors import ZhbertError
     from ..studies.multitask import run_multitask_study, write_multitask_report
 
-    start = time.perf_counter()
-    try:
-        options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
-        rows = run_multitask_study(encoder, output, tasks, seeds, recipe_args={**options, "learning_rate": learning_rate})
-    except (ZhbertError, FileNotFoundError, ValueError) as e:
-        _fail(str(e))
-    meta = {"encoder": encoder, "tasks": tasks, "seeds": seeds, "wall_seconds": time.perf_counter() - start, "argv": sys.argv[1:]}
-    files = write_multitask_report(rows, output, meta)
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+    recipe_args = {**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset), "learning_rate": learning_rate}
+    run = lambda: run_multitask_study(encoder, output, tasks, seeds, recipe_args=recipe_args)  # noqa: E731
+    _run_study(run, write_multitask_report, output, {"encoder": encoder, "tasks": tasks, "seeds": seeds})
 
 
 @study_app.command("words")
@@ -338,18 +327,10 @@ def study_words(
     learning_rate: Optional[float] = typer.Option(None, help="encoder learning rate of every run"),
 ) -> None:
     """Word information in pretraining, at fine-tuning (lexicon, bigrams), both or neither: same tasks, seeds, budget."""
-    from ..errors import ZhbertError
     from ..studies.words import run_words_study, write_words_report
 
-    start = time.perf_counter()
-    try:
-        options = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
-        recipe_args = {**options, "learning_rate": learning_rate}
-        rows = run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, recipe_args, static_embeddings, only)
-    except (ZhbertError, FileNotFoundError, ValueError) as e:
-        _fail(str(e))
+    recipe_args = {**_recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset), "learning_rate": learning_rate}
     meta = {"encoder": encoder, "wwm_encoder": wwm_encoder, "static_embeddings": static_embeddings, "tasks": tasks, "seeds": seeds}
     meta["conditions"] = only
-    meta["wall_seconds"] = time.perf_counter() - start
-    files = write_words_report(rows, output, {**meta, "argv": sys.argv[1:]})
-    typer.echo(files["table"].read_text(encoding="utf-8"))
+    run = lambda: run_words_study(encoder, output, tasks, seeds, wwm_encoder, bigram_dim, recipe_args, static_embeddings, only)  # noqa: E731
+    _run_study(run, write_words_report, output, meta)
