@@ -33,3 +33,5 @@ def test_a_bundled_folder_has_a_card_with_its_own_scores(name):
     head = json.loads(config.read_text(encoding="utf-8")).get("zhbert_head") if config.is_file() else None
     needs_zhbert = bool(head and zhbert_only_reasons(HeadConfig.from_dict(head)))
     assert ("**Needs zhbert**" in card) == needs_zhbert, name
+    if config.is_file():  # and config.json says it where a plain-transformers user looks
+        assert ("zhbert_only" in json.loads(config.read_text(encoding="utf-8"))) == needs_zhbert, name
