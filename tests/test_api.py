@@ -185,8 +185,8 @@ def test_int8_backend_segments_nearly_as_fp32(pd_sentences):
     want = {(k, w.start, w.end) for k, ws in enumerate(fp32(texts)) for w in ws}
     got = {(k, w.start, w.end) for k, ws in enumerate(int8(texts)) for w in ws}
     assert len(want & got) / len(want) >= 0.98
-    with pytest.raises(ValueError, match="backend must be one of torch, int8"):
-        zhbert.load("cws", backend="onnx")
+    with pytest.raises(ValueError, match="backend must be one of torch, int8, onnx, onnx-int8"):
+        zhbert.load("cws", backend="tensorrt")
     with pytest.raises(ValueError, match="CPU only"):
         zhbert.load("cws", device="cuda", backend="int8")
 

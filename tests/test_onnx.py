@@ -108,7 +108,8 @@ def test_a_stale_or_missing_graph_is_refused_by_name(onnx_heads, tiny_encoder, t
     with pytest.raises(ModelLoadError, match="made from other weights than .*model.safetensors.*export the model again with --onnx"):
         zhbert.load(str(stale), backend="onnx")
     plain = save_head(new_head(tiny_encoder, HeadConfig(kind="sequence", labels=["a", "b"], window=64)), tokenizer, tmp_path / "plain")
-    with pytest.raises(ModelLoadError, match=r"onnx/model\.onnx: no such ONNX graph; write one with: zhbert export MODEL .* --onnx"):
+    missing = r"onnx/model\.onnx: no such ONNX graph; export the model with it \(zhbert export MODEL DIR --onnx\) and load DIR"
+    with pytest.raises(ModelLoadError, match=missing):
         zhbert.load(str(plain), backend="onnx")
 
 

@@ -180,7 +180,7 @@ def serve_from_onnx(model, folder: str | Path, backend: str = "onnx") -> None:
     graph, record_file = folder / ONNX_DIR / GRAPHS[backend], folder / ONNX_DIR / RECORD
     if not graph.is_file() or not record_file.is_file():
         flag = "--onnx --int8" if backend == "onnx-int8" else "--onnx"
-        raise ModelLoadError(f"{graph}: no such ONNX graph; write one with: zhbert export MODEL {folder} {flag}")
+        raise ModelLoadError(f"{graph}: no such ONNX graph; export the model with it (zhbert export MODEL DIR {flag}) and load DIR")
     record = json.loads(record_file.read_text(encoding="utf-8"))
     if record.get("weights_sha256") != _weights_digest(folder):
         raise ModelLoadError(
