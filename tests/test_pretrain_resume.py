@@ -257,7 +257,10 @@ def test_ctrl_c_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path,
     cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output", str(tmp_path), "--size", "tiny",
            "--max-steps", "900", "--save-steps", "4", "--batch-size", "8", "--logging-steps", "2", "--num-proc", "1",
            "--masking", "wwm", "--max-length", "64"]  # fmt: skip
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a pytest-xdist worker ignores SIGINT, and a child inherits an ignored signal: give it the default back,
+    # as a terminal's process has, so that Python turns Ctrl-C into KeyboardInterrupt
+    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     deadline = time.time() + 300
     # any complete checkpoint: the first ones are rotated away within a second on a fast machine
     while not list(tmp_path.glob("checkpoint-*/zhbert_complete.json")) and time.time() < deadline and proc.poll() is None:
