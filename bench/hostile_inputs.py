@@ -30,6 +30,7 @@ import json
 import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -346,6 +347,9 @@ def size_cases(tmp: Path) -> list[Case]:
 
 def _limit() -> None:
     resource.setrlimit(resource.RLIMIT_DATA, (DATA_CAP, DATA_CAP))
+    # a case's Ctrl-C reaches it as a terminal's would, also when this bench runs in the
+    # background (a shell starts background jobs with SIGINT ignored, and children inherit that)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def run_case(case: Case) -> tuple[str, str, float, float]:
@@ -410,8 +414,6 @@ def _interrupt_when(proc: subprocess.Popen, marker: Path, timeout: float) -> Non
 
 def _signal_tree(pid: int) -> None:
     """SIGINT to ``pid``'s children (``/usr/bin/time`` passes none on) and to ``pid`` itself."""
-    import signal
-
     children = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout.split()
     for child in map(int, children):
         os.kill(child, signal.SIGINT)
