@@ -15,13 +15,17 @@ __version__ = "0.1.0"
 warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
 logging.getLogger("zhbert").addHandler(logging.NullHandler())
 
-__all__ = ["__version__", "load"]
+__all__ = ["__version__", "load", "train"]
 
 
 def __getattr__(name):
-    # ``zhbert.load`` imports torch/transformers only when first used
+    # ``zhbert.load`` and ``zhbert.train`` import torch/transformers only when first used
     if name == "load":
         from .api import load
 
         return load
+    if name == "train":
+        from .recipes import train
+
+        return train
     raise AttributeError(f"module 'zhbert' has no attribute {name!r}")

@@ -106,7 +106,7 @@ def _head_kind(path: Path) -> str:
             f"{path}: a zhbert-only head (word features: lexicon={h.lexicon}, bigram_dim={h.bigram_dim}); plain transformers "
             "cannot compute them, so there is nothing to compare against (its encoder still opens with AutoModel)"
         )
-    if not stock_architecture(h):
+    if not stock_architecture(h, config.get("model_type", "bert")):
         raise ValueError(
             f"{path}: a {h.kind} head with representation={h.representation}, crf={h.crf}, bilstm_layers={h.bilstm_layers} has no "
             "plain-transformers class, so there is nothing to compare against"

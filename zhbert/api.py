@@ -594,7 +594,7 @@ class MaskedLM:
         fusion = LayerFusion(representation, cfg.num_hidden_layers, cfg.hidden_size)
         if fusion.learned:
             raise ValueError(f"{representation} has learned weights: train a head with it instead")
-        pooler = getattr(self.model.bert, "pooler", None)
+        pooler = getattr(self.model.base_model, "pooler", None)
         size = self.window - 2
         tok = self.tokenizer
         device = next(self.model.parameters()).device
@@ -607,7 +607,7 @@ class MaskedLM:
             for chunk in row_batches(window_rows(spans, keep_empty=True), batch_size):  # similar lengths share a batch
                 bodies = [encs[i].ids[a:b] for i, a, b in chunk]
                 batch = {k: v.to(device) for k, v in window_batch(bodies, tok.cls_token_id, tok.sep_token_id, tok.pad_token_id).items()}
-                hidden = self.model.bert(**batch, output_hidden_states=True).hidden_states
+                hidden = self.model.base_model(**batch, output_hidden_states=True).hidden_states
                 fused = fusion(hidden).clone()
                 if fusion.pools_cls:  # cls is the pooled [CLS], as a head reads it
                     pooled_cls = pooler(hidden[-1]) if pooler is not None else None
@@ -777,16 +777,21 @@ def _load(name_or_path: str, device: str | None, local_files_only: bool = False)
         if device:
             model.to(device)
         return _head_predictor_class(model.head)(model, tokenizer, path)
-    if config.get("model_type") != "bert":
-        raise ModelLoadError(f"{path / 'config.json'}: model_type {config.get('model_type')!r} is not a BERT model")
+    from .encoders import check_encoder_type, masked_lm_class
+
+    model_type = check_encoder_type(config.get("model_type"), path / "config.json")
     weights = path / "model.safetensors"
     if not weights.is_file():
         raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
-    model, info = _fill_mask_class().from_pretrained(
+    mlm_class = _fill_mask_class() if model_type == "bert" else masked_lm_class(model_type)
+    model, info = mlm_class.from_pretrained(
         str(path), local_files_only=True, dtype=torch.float32, trust_remote_code=False, output_loading_info=True
     )
-    # an encoder saved without its masked-LM head (BertModel, sentence-transformers) gets a random one
-    has_mlm_head = not any(k.startswith("cls.predictions.transform") for k in info.get("missing_keys", []))
+    # an encoder saved without its masked-LM head (BertModel, sentence-transformers, an ELECTRA
+    # discriminator) gets a random one: any weight missing outside the encoder is that head's
+    encoder_prefix = model.base_model_prefix + "."
+    # (a missing output bias alone is not a missing head: it is tied to the decoder's in old checkpoints)
+    has_mlm_head = not any(not k.startswith(encoder_prefix) and not k.endswith(".bias") for k in info.get("missing_keys", []))
     if device:
         model.to(device)
     return MaskedLM(model, tokenizer, path, has_mlm_head=has_mlm_head)

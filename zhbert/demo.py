@@ -154,7 +154,7 @@ def attention(pred, text, layer, head):
     tok = pred.tokenizer
     batch = window_batch([enc.ids], tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
     with torch.no_grad():
-        att = model.bert(**batch, output_attentions=True).attentions  # L x (1, H, T, T)
+        att = model.base_model(**batch, output_attentions=True).attentions  # L x (1, H, T, T)
     layer = min(int(layer), len(att)) - 1
     head = min(int(head), att[0].size(1)) - 1
     labels = ["[CLS]", *enc.tokens, "[SEP]"]

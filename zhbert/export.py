@@ -76,8 +76,8 @@ def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | No
 
         settings = HeadConfig.from_dict(dict(head))
         if arch == ["ZhBertForTask"]:  # a stock-compatible head names the class plain transformers has
-            config["architectures"] = [stock_architecture(settings) or "ZhBertForTask"]
-        reasons = zhbert_only_reasons(settings)
+            config["architectures"] = [stock_architecture(settings, config["model_type"]) or "ZhBertForTask"]
+        reasons = zhbert_only_reasons(settings, config["model_type"])
         config.pop(ZHBERT_ONLY_KEY, None)
         if reasons:  # said in config.json and the model card, where a plain-transformers user looks
             config[ZHBERT_ONLY_KEY] = zhbert_only_note(reasons)

@@ -20,8 +20,10 @@ ZHBERT_ONLY_KEY = "zhbert_only"
 CARD = "README.md"
 
 
-def zhbert_only_reasons(head: HeadConfig) -> list[str]:
+def zhbert_only_reasons(head: HeadConfig, model_type: str = "bert") -> list[str]:
     """What in ``head`` has no plain-transformers class (empty: it opens in a plain pipeline)."""
+    from .encoders import plain_head_class
+
     reasons = []
     if head.crf:
         reasons.append("a CRF over the tags")
@@ -38,6 +40,8 @@ def zhbert_only_reasons(head: HeadConfig) -> list[str]:
         reasons.append(f"{head.window_pool} pooling over windows")
     if head.kind == "pair" and head.pair_encoding != "cross":
         reasons.append("separately encoded pairs")
+    if not reasons and head.kind != "token" and plain_head_class(model_type, head.kind) is None:
+        reasons.append(f"one linear layer on the [CLS] state ({model_type}'s own sequence classifier has other layers)")
     return reasons
 
 

@@ -37,6 +37,8 @@ CONFIG_LIMITS = {
     "max_position_embeddings": 65_536,
     "type_vocab_size": 1_024,
 }
+#: sizes that may be 0 (DeBERTa-v2 without token types)
+CONFIG_MAY_BE_ZERO = {"type_vocab_size"}
 MAX_TOKENIZER_BYTES = 64 * 2**20
 # tokenizers' component types a BERT folder uses (zhbert's own, and stock BertTokenizerFast's)
 ALLOWED_TYPES = {
@@ -111,8 +113,9 @@ def _check_config(path: Path) -> dict:
         if key not in config:
             continue
         value = config[key]
-        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= limit:
-            raise ModelLoadError(f"{path / 'config.json'}: {key} is {value!r}; expected a whole number from 1 to {limit:,}")
+        least = 0 if key in CONFIG_MAY_BE_ZERO else 1
+        if isinstance(value, bool) or not isinstance(value, int) or not least <= value <= limit:
+            raise ModelLoadError(f"{path / 'config.json'}: {key} is {value!r}; expected a whole number from {least} to {limit:,}")
     return config
 
 

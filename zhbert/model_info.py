@@ -47,7 +47,7 @@ def describe(name_or_path: str) -> dict:
         from .heads.config import HeadConfig
         from .model_card import zhbert_only_reasons
 
-        word_features += [r for r in zhbert_only_reasons(HeadConfig.from_dict(dict(head))) if "features" not in r]
+        word_features += [r for r in zhbert_only_reasons(HeadConfig.from_dict(dict(head)), config.model_type) if "features" not in r]
     # annotation standards a head was trained on (--criteria); the first is what criterion=None reads by
     criteria = {"criteria": list(head["criteria"])} if head.get("criteria") else {}
     soup = {}

@@ -55,8 +55,8 @@ def mean_state_dict(states: Iterable[Mapping[str, torch.Tensor]]) -> dict[str, t
     return {k: (v / n).to(dtypes[k]) if v.is_floating_point() else v for k, v in total.items()}
 
 
-def _encoder_tensors(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    return {k: v for k, v in state.items() if k.startswith("bert.") and v.is_floating_point()}
+def _encoder_tensors(state: Mapping[str, torch.Tensor], prefix: str) -> dict[str, torch.Tensor]:
+    return {k: v for k, v in state.items() if k.startswith(prefix + ".") and v.is_floating_point()}
 
 
 def _distance(weights: Path, centre: Mapping[str, torch.Tensor], centre_norm: float) -> float:
@@ -92,7 +92,7 @@ def soup(folders: list[str | Path], output: str | Path, overwrite: bool = False)
     paths, output = _check_folders(folders, output, overwrite)
     first, tokenizer = load_head(paths[0]), load_tokenizer(paths[0])
     settings, tok = first.head.to_dict(), tokenizer_sha256(tokenizer)
-    shape = {k: getattr(first.config, k) for k in ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
+    shape = {k: getattr(first.config, k) for k in ("model_type", "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads")}
     buffers = {k: v for k, v in first.state_dict().items() if not v.is_floating_point()}
 
     def runs():  # one run's weights in memory at a time, each checked against the first
@@ -118,7 +118,7 @@ def soup(folders: list[str | Path], output: str | Path, overwrite: bool = False)
 
     mean = mean_state_dict(runs())
     # A second pass for the distances, from the files: the mean is known only once every run is in.
-    centre = _encoder_tensors(mean)
+    centre = _encoder_tensors(mean, first.base_model_prefix)
     centre_norm = sum(float(c.pow(2).sum(dtype=torch.float64)) for c in centre.values()) ** 0.5
     distances = [_distance(p / "model.safetensors", centre, centre_norm) for p in paths]
     for path, d in zip(paths, distances):

@@ -79,8 +79,9 @@ class _EncoderGraph(nn.Module):
             input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids, output_hidden_states=self.all_layers
         )
         outputs = [out.last_hidden_state]
-        if out.pooler_output is not None:
-            outputs.append(out.pooler_output)
+        pooled = getattr(out, "pooler_output", None)
+        if pooled is not None:
+            outputs.append(pooled)
         if self.all_layers:
             outputs.append(torch.stack(out.hidden_states))
         return tuple(outputs)
@@ -88,7 +89,7 @@ class _EncoderGraph(nn.Module):
 
 def _output_names(model) -> list[str]:
     names = ["last_hidden_state"]
-    if getattr(model.bert, "pooler", None) is not None:
+    if getattr(model.base_model, "pooler", None) is not None:
         names.append("pooler_output")
     if model.fusion.needs_all_layers:
         names.append("hidden_states")
@@ -109,7 +110,7 @@ def export_onnx(folder: str | Path, int8: bool = False) -> list[Path]:
             "this folder is not one (a masked-LM encoder, a multi-task model or a POS head runs in torch)"
         )
     model = load_head(folder)
-    graph = _EncoderGraph(model.bert, model.fusion.needs_all_layers).eval()
+    graph = _EncoderGraph(model.base_model, model.fusion.needs_all_layers).eval()
     sample = torch.tensor([[101, 872, 1962, 102, 0, 0], [101, 872, 1962, 3221, 5023, 102]]) % model.config.vocab_size
     mask, types = (sample != 0).long(), torch.zeros_like(sample)
     batch, length = torch.export.Dim("batch"), torch.export.Dim("sequence", max=model.config.max_position_embeddings)
@@ -187,4 +188,4 @@ def serve_from_onnx(model, folder: str | Path, backend: str = "onnx") -> None:
             f"{graph}: made from other weights than {folder / 'model.safetensors'} (the folder changed after the export); "
             "export the model again with --onnx"
         )
-    model.bert = OnnxEncoder(graph, record["outputs"], model.bert.config)
+    setattr(model, model.base_model_prefix, OnnxEncoder(graph, record["outputs"], model.base_model.config))

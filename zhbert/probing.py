@@ -107,7 +107,7 @@ def layer_features(model, tokenizer, examples: list[dict], batch_size: int = 32)
     from .heads.inputs import pair_batch, window_batch
     from .windows import owners, windows
 
-    bert = getattr(model, "bert", model)
+    bert = model.base_model  # a head's encoder, or the encoder itself
     bert.eval()
     size = trained_length(bert.config)  # never positions the encoder did not train
     device = next(bert.parameters()).device
@@ -277,10 +277,10 @@ def write_report(results: list[ProbeResult], output: str | Path, title: str = "L
 
 def random_twin(model, seed: int = 0):
     """A randomly initialised model of the same configuration ("what did pretraining add")."""
-    from transformers import BertModel
+    from .encoders import build_encoder
 
     torch.manual_seed(seed)
-    return BertModel(getattr(model, "bert", model).config, add_pooling_layer=False).eval()
+    return build_encoder(model.base_model.config).eval()
 
 
 def token_positions(tokenizer, examples: list[dict], max_len: int) -> torch.Tensor:
@@ -323,7 +323,7 @@ def pca_plot(model, tokenizer, output: str | Path, layer: int, sentences: int = 
     x = feats[:, layer]
     sel = torch.ones(len(labels), dtype=torch.bool)
     if remove_position:
-        positions = token_positions(tokenizer, examples, trained_length(getattr(model, "bert", model).config))
+        positions = token_positions(tokenizer, examples, trained_length(model.base_model.config))
         x = remove_position_means(x, positions)
         sel = torch.bincount(positions)[positions] >= 5
     counts: dict[str, int] = {}

@@ -19,6 +19,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from ..encoders import token_type_table
+
 __all__ = ["check_criteria", "criterion_ids", "segment_ids", "add_criteria"]
 
 
@@ -66,7 +68,9 @@ def add_criteria(model, criteria: list[str], trained: list[str]) -> None:
             f"the encoder was trained with criteria {', '.join(trained)}; --criteria must list them first, "
             f"in that order (got {', '.join(criteria)})"
         )
-    table = model.bert.embeddings.token_type_embeddings
+    table = token_type_table(model)
+    if table is None:
+        raise ValueError(f"--criteria gives each standard a token-type row: this {model.config.model_type} encoder has no token-type table")
     old = table.weight.data
     n = max(len(criteria), old.size(0))
     weight = torch.empty(n, old.size(1), dtype=old.dtype, device=old.device)
@@ -74,6 +78,6 @@ def add_criteria(model, criteria: list[str], trained: list[str]) -> None:
     first_new = max(len(trained), 1)
     weight[first_new : len(criteria)] = old[0]
     if n != old.size(0):
-        model.bert.embeddings.token_type_embeddings = nn.Embedding(n, old.size(1), device=old.device, dtype=old.dtype)
+        model.base_model.embeddings.token_type_embeddings = nn.Embedding(n, old.size(1), device=old.device, dtype=old.dtype)
         model.config.type_vocab_size = n
-    model.bert.embeddings.token_type_embeddings.weight.data.copy_(weight)
+    token_type_table(model).weight.data.copy_(weight)

@@ -1,7 +1,7 @@
 """Save a head to one folder and load it back, with errors that name the file.
 
-The folder is a plain ``save_pretrained`` folder: ``config.json`` (a BertConfig
-with ``zhbert_head`` settings and ``id2label``), ``model.safetensors`` and the
+The folder is a plain ``save_pretrained`` folder: ``config.json`` (the encoder's config,
+a BertConfig for BERT, with ``zhbert_head`` settings and ``id2label``), ``model.safetensors`` and the
 tokenizer. Loading reads JSON and safetensors only: no pickle, no remote code.
 """
 
@@ -13,11 +13,12 @@ from pathlib import Path
 import torch
 
 from ..encoder_info import record_encoder, trained_length
+from ..encoders import read_encoder_config
 from ..errors import ModelLoadError
 from ..tokenizer import normalizer_name, save_tokenizer
 from .config import HeadConfig
 from .criteria import add_criteria
-from .model import ZhBertForTask, stock_architecture
+from .model import ZhBertForTask, stock_architecture, task_model_class
 
 __all__ = ["save_head", "load_head", "new_head", "attach_lexicon"]
 
@@ -37,12 +38,13 @@ def new_head(
     hidden_dropout: float | None = None,
     carry_output_layer: bool = False,
 ) -> ZhBertForTask:
-    """A fresh head on a pretrained encoder folder (any local BERT checkpoint).
+    """A fresh head on a pretrained encoder folder: a local checkpoint of any encoder type
+    ``zhbert.encoders`` reads (BERT, ELECTRA, ERNIE, ALBERT, RoFormer, DeBERTa-v2, ...).
 
     ``lexicon_words``: a word-list file added to a lexicon head's dictionary (a domain's words);
     :func:`save_head` copies it into the model folder, which reads it back.
     ``classifier_dropout`` (before the head's BiLSTM and output layer) and ``hidden_dropout`` (the
-    encoder's, BertConfig's ``hidden_dropout_prob``) replace the checkpoint's values when given;
+    encoder's ``hidden_dropout_prob``) replace the checkpoint's values when given;
     they are written to the model folder's config.json with the rest.
     ``carry_output_layer``: ``encoder`` is a zhbert folder of the same task (same labels in the same
     order, scheme, CRF and features: ``_OUTPUT_FIELDS``), whose output layer and CRF carry over instead of starting
@@ -52,10 +54,8 @@ def new_head(
     for name, p in (("classifier_dropout", classifier_dropout), ("hidden_dropout", hidden_dropout)):
         if p is not None and not 0.0 <= p < 1.0:
             raise ValueError(f"{name} is a probability in [0, 1), got {p}")
-    from transformers import BertConfig
-
     path = _check_folder(encoder)
-    config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+    config = read_encoder_config(path)
     # A zhbert task folder (e.g. the bundled `ner`) may start another task: intermediate-task
     # transfer. Its layers of the same shape carry over (encoder, fusion, word-feature tables).
     saved_head = getattr(config, "zhbert_head", None)
@@ -67,7 +67,7 @@ def new_head(
         config.classifier_dropout = classifier_dropout
     if hidden_dropout is not None:
         config.hidden_dropout_prob = hidden_dropout
-    model, info = ZhBertForTask.from_pretrained(
+    model, info = task_model_class(config.model_type).from_pretrained(
         str(path),
         config=config,
         local_files_only=True,
@@ -76,17 +76,21 @@ def new_head(
         dtype=torch.float32,
         ignore_mismatched_sizes=from_task,
     )
-    encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
+    prefix = model.base_model_prefix + "."
+    encoder_missing = [k for k in info.get("missing_keys", []) if k.startswith(prefix) and "pooler" not in k]
     mismatched = [k[0] if isinstance(k, tuple) else k for k in info.get("mismatched_keys", [])]  # (name, shapes) in some versions
-    encoder_missing += [k for k in mismatched if k.startswith("bert.")]
+    encoder_missing += [k for k in mismatched if k.startswith(prefix)]
     if encoder_missing:
-        raise _error(path, f"not a BERT encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})")
+        raise _error(
+            path,
+            f"not a {config.model_type} encoder checkpoint: {len(encoder_missing)} encoder weights missing (e.g. {encoder_missing[0]})",
+        )
     if from_task and not carry_output_layer:
         _restart_output_layers(model)
     if head.criteria:  # a segment id per annotation standard (criteria.py)
         add_criteria(model, head.criteria, (saved_head or {}).get("criteria", []))
     # Every head layer the folder trained and that keeps its weights here (word tables, fusion,
-    # BiLSTM; the output layer and CRF only with carry_output_layer): `--carried_at_encoder_lr` trains these
+    # BiLSTM; the output layer and CRF only with carry_output_layer): `--carried-at-encoder-lr` trains these
     # at the encoder's rate, as the pretrained layers they are; static embeddings must not
     # overwrite the word tables among them (`seed_word_features` seeds only the tables that start here).
     not_loaded = set(info.get("missing_keys", [])) | set(mismatched)
@@ -94,7 +98,7 @@ def new_head(
         name
         for name, _ in model.named_parameters()
         if from_task
-        and not name.startswith(("bert.",) if carry_output_layer else ("bert.", "classifier.", "crf."))
+        and not name.startswith((prefix,) if carry_output_layer else (prefix, "classifier.", "crf."))
         and name not in not_loaded
     )
     model.carried_word_tables = tuple(
@@ -123,14 +127,14 @@ _OUTPUT_FIELDS = (
 
 def _check_same_output(path: Path, saved: dict | None, head: HeadConfig) -> None:
     if saved is None:
-        raise _error(path, "--carry_output_layer: not a zhbert task folder (an encoder has no output layer to carry)")
+        raise _error(path, "--carry-output-layer: not a zhbert task folder (an encoder has no output layer to carry)")
     # read as a HeadConfig: a setting added after the folder was saved takes its default, as it does on loading
     carried = HeadConfig.from_dict(saved)
     for name in _OUTPUT_FIELDS:
         if getattr(carried, name) != getattr(head, name):
             raise _error(
                 path,
-                f"--carry_output_layer: its head has {name}={getattr(carried, name)!r}, this one {getattr(head, name)!r}; "
+                f"--carry-output-layer: its head has {name}={getattr(carried, name)!r}, this one {getattr(head, name)!r}; "
                 "the output layer carries over only to the same task (leave the flag out to start it anew)",
             )
 
@@ -199,7 +203,6 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
     path = Path(path)
     h = model.head
     model.config.zhbert_head = h.to_dict()
-    model.config.architectures = [stock_architecture(h) or "ZhBertForTask"]
     if not h.regression:
         model.config.id2label = dict(enumerate(h.labels))
         model.config.label2id = {l: i for i, l in enumerate(h.labels)}
@@ -213,12 +216,19 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
         raise ValueError("this head was trained with a word list added to its lexicon, but has none attached (attach_lexicon)")
     from ..model_card import ZHBERT_ONLY_KEY, write_model_card, zhbert_only_note, zhbert_only_reasons
 
-    reasons = zhbert_only_reasons(h)
+    reasons = zhbert_only_reasons(h, model.config.model_type)
     if reasons:  # plain transformers would open the encoder under a wrong head: say so where it looks
         setattr(model.config, ZHBERT_ONLY_KEY, zhbert_only_note(reasons))
     elif hasattr(model.config, ZHBERT_ONLY_KEY):
         delattr(model.config, ZHBERT_ONLY_KEY)
     out = save_folder(model, tokenizer, path)
+    stock = stock_architecture(h, model.config.model_type)
+    if stock:  # save_pretrained names the class that saved it; name the one plain transformers has
+        import json
+
+        saved = json.loads((path / "config.json").read_text(encoding="utf-8"))
+        saved["architectures"] = [stock]
+        (path / "config.json").write_text(json.dumps(saved, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if h.lexicon_words_sha256:
         (path / LEXICON_WORDS_FILE).write_bytes(words)
     write_model_card(path, h, reasons)
@@ -277,12 +287,13 @@ def load_head(path: str | Path) -> ZhBertForTask:
 
 
 def load_folder(cls, path: str | Path, settings: str, what: str):
-    """A saved ``cls`` model in eval mode; errors name the file: a folder without the
-    ``settings`` entry in its config, or weights that do not load."""
-    from transformers import BertConfig
+    """A saved ``cls`` model (written on BERT; rebuilt on the folder's encoder type) in eval mode;
+    errors name the file: a folder without the ``settings`` entry in its config, or weights that do not load."""
+    from ..encoders import on_encoder
 
     path = _check_folder(path)
-    config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+    config = read_encoder_config(path)
+    cls = on_encoder(cls, config.model_type)
     if not getattr(config, settings, None):
         raise _error(path / "config.json", f"no '{settings}' settings: this is not {what}")
     if settings == "zhbert_head":
@@ -311,7 +322,8 @@ def _shape_mismatch(cls, config, weights: Path) -> str | None:
     except Exception:  # noqa: BLE001 - a best-effort explanation; the caller reports the load error itself
         return None
     for key, shape in stored.items():
-        want = expected.get(key) or expected.get(key.removeprefix("bert.")) or expected.get("bert." + key)
+        prefix = cls.base_model_prefix + "."
+        want = expected.get(key) or expected.get(key.removeprefix(prefix)) or expected.get(prefix + key)
         if want is not None and want != shape:
             head = getattr(config, "zhbert_head", None) or {}
             labels = head.get("labels") if isinstance(head, dict) else None

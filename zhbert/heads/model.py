@@ -18,7 +18,9 @@ rows and the caller keeps each character's prediction from its owner window.
 In ``frozen`` mode the encoder runs in eval mode under ``torch.inference_mode``
 and never receives gradients (the feature-based approach of the BERT paper).
 Parameter names follow ``BertFor{Sequence,Token}Classification`` (``bert.*``,
-``classifier.*``), so the stock-compatible heads load in plain transformers.
+``classifier.*``), so the stock-compatible heads load in plain transformers. On another
+encoder (``zhbert.encoders``) the encoder's weights sit under that encoder's own prefix
+(``electra.*``, ``ernie.*``, ...): :func:`task_model_class` gives the class for a config.
 """
 
 from __future__ import annotations
@@ -27,17 +29,18 @@ from dataclasses import dataclass
 
 import torch
 from torch import nn
-from transformers import BertConfig, BertModel, BertPreTrainedModel
+from transformers import BertConfig, BertPreTrainedModel
 from transformers import initialization as init
 from transformers.modeling_outputs import ModelOutput
 
 from ..crf import CRF
+from ..encoders import build_encoder, on_encoder, plain_head_class
 from ..fusion import LayerFusion, ScalarMix, sequence_vector
 from .bilstm import TokenBiLSTM
 from .config import HeadConfig
 from .word_features import WordFeatures
 
-__all__ = ["ZhBertForTask", "TaskOutput", "stock_architecture"]
+__all__ = ["ZhBertForTask", "TaskModel", "task_model_class", "TaskOutput", "stock_architecture"]
 
 
 @dataclass
@@ -47,12 +50,13 @@ class TaskOutput(ModelOutput):
     layer_weights: torch.Tensor | None = None  # scalar-mix (K,) or layer-attention (B, T, K)
 
 
-def stock_architecture(head: HeadConfig) -> str | None:
-    """The plain-transformers class that loads this head unchanged, if there is one."""
+def stock_architecture(head: HeadConfig, model_type: str = "bert") -> str | None:
+    """The plain-transformers class that loads this head unchanged, if there is one
+    (``BertForTokenClassification`` on BERT, ``ElectraForTokenClassification`` on ELECTRA, ...)."""
     if head.kind in ("sequence", "pair") and head.representation == "cls" and head.window_pool == "mean" and head.pair_encoding == "cross":
-        return "BertForSequenceClassification"
+        return plain_head_class(model_type, "sequence")
     if head.kind == "token" and head.representation == "last" and not head.crf and not head.bilstm_layers and not head.word_features:
-        return "BertForTokenClassification"
+        return plain_head_class(model_type, "token")
     return None
 
 
@@ -85,20 +89,23 @@ def init_head_parameters(module: nn.Module) -> None:
             init.uniform_(p, -bound, bound)
 
 
-class ZhBertForTask(BertPreTrainedModel):
-    config_class = BertConfig
+class TaskModel:
+    """An encoder + layer fusion + a task head; a ``PreTrainedModel`` once joined to an encoder's
+    base class (``ZhBertForTask`` on BERT, :func:`task_model_class` on any). The encoder is
+    ``self.base_model``, registered under the encoder's own prefix."""
 
-    def __init__(self, config: BertConfig, head: HeadConfig | None = None, shared_encoder: BertModel | None = None):
+    def __init__(self, config, head: HeadConfig | None = None, shared_encoder=None):
         super().__init__(config)
         head = head or HeadConfig.from_dict(config.zhbert_head)
         config.zhbert_head = head.to_dict()
         self.head = head
         if shared_encoder is None:
-            self.bert = BertModel(config, add_pooling_layer=True)
+            setattr(self, self.base_model_prefix, build_encoder(config))
         else:  # one head of a ZhBertMultiTask: the encoder is the container's (registered and saved once, there)
-            object.__setattr__(self, "bert", shared_encoder)
+            object.__setattr__(self, self.base_model_prefix, shared_encoder)
+        classifier_dropout = getattr(config, "classifier_dropout", None)
         self.fusion = LayerFusion(head.representation, config.num_hidden_layers, config.hidden_size)
-        self.dropout = nn.Dropout(config.classifier_dropout if config.classifier_dropout is not None else config.hidden_dropout_prob)
+        self.dropout = nn.Dropout(classifier_dropout if classifier_dropout is not None else config.hidden_dropout_prob)
         d = self.fusion.output_size
         if head.kind != "token" and head.window_pool == "mean-max":
             d *= 2
@@ -125,14 +132,14 @@ class ZhBertForTask(BertPreTrainedModel):
 
     # -- modes -----------------------------------------------------------------
     def freeze_encoder(self) -> None:
-        for p in self.bert.parameters():
+        for p in self.base_model.parameters():
             p.requires_grad_(False)
-        self.bert.eval()
+        self.base_model.eval()
 
     def train(self, mode: bool = True):
         super().train(mode)
         if self.head.mode == "frozen":
-            self.bert.eval()  # features do not depend on dropout draws
+            self.base_model.eval()  # features do not depend on dropout draws
         return self
 
     def enable_feature_cache(self, enabled: bool = True) -> None:
@@ -144,11 +151,11 @@ class ZhBertForTask(BertPreTrainedModel):
 
     def _run_frozen(self, kwargs):
         with torch.inference_mode():
-            out = self.bert(**kwargs)
+            out = self.base_model(**kwargs)
             states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
-            pooled = out.pooler_output
+            pooled = getattr(out, "pooler_output", None)
         # inference tensors cannot enter autograd: clone them into ordinary ones
-        return tuple(s.clone() for s in states), pooled.clone()
+        return tuple(s.clone() for s in states), (pooled.clone() if pooled is not None else None)
 
     def _frozen_features(self, kwargs):
         cache = getattr(self, "_feature_cache", None)
@@ -164,7 +171,7 @@ class ZhBertForTask(BertPreTrainedModel):
             states, pooled = self._run_frozen(sub)
             for j, i in enumerate(missing):
                 n = lengths[i]
-                cache[keys[i]] = (tuple(s[j, :n] for s in states), pooled[j])
+                cache[keys[i]] = (tuple(s[j, :n] for s in states), pooled[j] if pooled is not None else None)
         # re-pad cached rows to this batch's length (padded positions are masked downstream)
         t = ids.size(1)
         rows = [cache[k] for k in keys]
@@ -172,7 +179,7 @@ class ZhBertForTask(BertPreTrainedModel):
             torch.stack([torch.nn.functional.pad(r[0][layer], (0, 0, 0, t - r[0][layer].size(0))) for r in rows])
             for layer in range(len(rows[0][0]))
         )
-        return states, torch.stack([r[1] for r in rows])
+        return states, (torch.stack([r[1] for r in rows]) if rows[0][1] is not None else None)
 
     # -- encoder -----------------------------------------------------------------
     def _encode(self, input_ids, attention_mask, token_type_ids):
@@ -185,9 +192,9 @@ class ZhBertForTask(BertPreTrainedModel):
         if self.head.mode == "frozen":
             states, pooled = self._frozen_features(kwargs)
         else:
-            out = self.bert(**kwargs)
+            out = self.base_model(**kwargs)
             states = out.hidden_states if self.fusion.needs_all_layers else (out.last_hidden_state,)
-            pooled = out.pooler_output
+            pooled = getattr(out, "pooler_output", None)
         return self.fusion(states), pooled
 
     def _sequence_vectors(self, input_ids, attention_mask, token_type_ids, example_index, num_examples):
@@ -276,3 +283,13 @@ class ZhBertForTask(BertPreTrainedModel):
             return self.crf.decode(em, mask)
         best, lengths = em.argmax(-1).tolist(), mask.sum(1).tolist()
         return [row[:n] for row, n in zip(best, lengths)]
+
+
+class ZhBertForTask(TaskModel, BertPreTrainedModel):
+    config_class = BertConfig
+
+
+def task_model_class(model_type: str) -> type[ZhBertForTask]:
+    """The task-model class for an encoder type (``config.model_type``): ``ZhBertForTask`` for
+    BERT, the same model on the type's own ``PreTrainedModel`` base for the others."""
+    return on_encoder(ZhBertForTask, model_type)

@@ -1,13 +1,14 @@
 """Several task heads on one shared encoder, trained together and saved as one folder.
 
-``ZhBertMultiTask`` holds one ``BertModel`` and a ``ZhBertForTask`` per task whose encoder
-is that shared one (registered and saved once, under ``bert.``); each head keeps its own
-fusion, classifier and CRF under ``tasks.<name>.``. ``config.json`` is a ``BertConfig``
-with ``zhbert_heads`` ({name: head settings}), so plain transformers' ``AutoModel`` still
-opens the encoder. ``model.tasks[name]`` is an ordinary head for every function that takes
-one (``predict_tags``, ``predict_scores``, the recipes' scoring); :func:`predict_all` runs
-the encoder once per batch of windows and every head on its output (token and sequence
-heads over the same texts; pair heads read pairs, so they run on their own).
+``ZhBertMultiTask`` holds one encoder (``BertModel``, or any type ``zhbert.encoders`` reads) and a
+task model per task whose encoder is that shared one (registered and saved once, under the encoder's
+prefix, ``bert.`` for BERT); each head keeps its own fusion, classifier and CRF under
+``tasks.<name>.``. ``config.json`` is the encoder's config with ``zhbert_heads`` ({name: head
+settings}), so plain transformers' ``AutoModel`` still opens the encoder. ``model.tasks[name]`` is
+an ordinary head for every function that takes one (``predict_tags``, ``predict_scores``, the
+recipes' scoring); :func:`predict_all` runs the encoder once per batch of windows and every head on
+its output (token and sequence heads over the same texts; pair heads read pairs, so they run on
+their own).
 """
 
 from __future__ import annotations
@@ -17,22 +18,24 @@ from pathlib import Path
 
 import torch
 from torch import nn
-from transformers import BertConfig, BertModel, BertPreTrainedModel
+from transformers import BertConfig, BertPreTrainedModel
 
+from ..encoders import build_encoder, on_encoder, read_encoder_config
 from ..fusion import sequence_vector
 from ..tokenizer import encode
 from .config import HeadConfig
 from .inference import activate, assemble_tags, batch_token_budget, decode_rows, row_batches, window_rows
 from .inputs import TaskCollator, window_batch, window_size
-from .model import TaskOutput, ZhBertForTask, _scatter_pool, init_head_parameters
+from .model import TaskOutput, _scatter_pool, init_head_parameters, task_model_class
 
 __all__ = ["ZhBertMultiTask", "new_multitask", "save_multitask", "load_multitask", "predict_all"]
 
 
-class ZhBertMultiTask(BertPreTrainedModel):
-    config_class = BertConfig
+class MultiTaskModel:
+    """Several heads on one encoder; a ``PreTrainedModel`` once joined to an encoder's base class
+    (``ZhBertMultiTask`` on BERT, ``on_encoder(ZhBertMultiTask, model_type)`` on any)."""
 
-    def __init__(self, config: BertConfig, heads: dict[str, HeadConfig] | None = None):
+    def __init__(self, config, heads: dict[str, HeadConfig] | None = None):
         super().__init__(config)
         heads = heads or {name: HeadConfig.from_dict(h) for name, h in config.zhbert_heads.items()}
         if not heads:
@@ -43,12 +46,13 @@ class ZhBertMultiTask(BertPreTrainedModel):
             # the shared pass (predict_all) reads encoder states only: a head's lexicon or bigrams would be skipped
             raise ValueError("word features (lexicon, bigram_dim) are for single-task heads; a multi-task model cannot hold them yet")
         config.zhbert_heads = {name: h.to_dict() for name, h in heads.items()}
-        self.bert = BertModel(config, add_pooling_layer=True)
+        setattr(self, self.base_model_prefix, build_encoder(config))
+        task_class = task_model_class(config.model_type)
         tasks = {}
         for name, head in heads.items():
             task_config = copy.deepcopy(config)
             del task_config.zhbert_heads
-            tasks[name] = ZhBertForTask(task_config, head, shared_encoder=self.bert)
+            tasks[name] = task_class(task_config, head, shared_encoder=self.base_model)
         self.tasks = nn.ModuleDict(tasks)
         self.post_init()
 
@@ -63,19 +67,24 @@ class ZhBertMultiTask(BertPreTrainedModel):
         return self.tasks[task](**batch)
 
 
+class ZhBertMultiTask(MultiTaskModel, BertPreTrainedModel):
+    config_class = BertConfig
+
+
 def new_multitask(encoder: str | Path, heads: dict[str, HeadConfig]) -> ZhBertMultiTask:
     """Fresh heads on a pretrained encoder folder (its weights become the shared encoder)."""
     from .io import _check_folder, _error
 
     path = _check_folder(encoder)
-    config = BertConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
+    config = read_encoder_config(path)
     config.zhbert_heads = {name: h.to_dict() for name, h in heads.items()}
-    model, info = ZhBertMultiTask.from_pretrained(
+    model, info = on_encoder(ZhBertMultiTask, config.model_type).from_pretrained(
         str(path), config=config, local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
     )
-    missing = [k for k in info.get("missing_keys", []) if k.startswith("bert.") and "pooler" not in k]
+    prefix = model.base_model_prefix + "."
+    missing = [k for k in info.get("missing_keys", []) if k.startswith(prefix) and "pooler" not in k]
     if missing:
-        raise _error(path, f"not a BERT encoder checkpoint: {len(missing)} encoder weights missing (e.g. {missing[0]})")
+        raise _error(path, f"not a {config.model_type} encoder checkpoint: {len(missing)} encoder weights missing (e.g. {missing[0]})")
     return model
 
 
@@ -135,7 +144,7 @@ def predict_all(
     for chunk in row_batches(rows, batch_size, batch_token_budget(model.config)):
         batch = window_batch([encs[i].ids[a:b] for i, a, b in chunk], tok.cls_token_id, tok.sep_token_id, tok.pad_token_id)
         batch = {k: v.to(device) for k, v in batch.items()}
-        out = model.bert(**batch, output_hidden_states=all_layers)
+        out = model.base_model(**batch, output_hidden_states=all_layers)
         states = out.hidden_states if all_layers else (out.last_hidden_state,)
         order += [i for i, _, _ in chunk]
         for name, view in views.items():
@@ -146,7 +155,9 @@ def predict_all(
                     logits = view.classifier(view.dropout(tokens[real]))
                     decode_rows(view, logits, [chunk[k] for k in real], batch["attention_mask"][real], *preds[name])
             else:
-                vectors[name].append(sequence_vector(view.fusion, tokens, batch["attention_mask"], out.pooler_output).float().cpu())
+                vectors[name].append(
+                    sequence_vector(view.fusion, tokens, batch["attention_mask"], getattr(out, "pooler_output", None)).float().cpu()
+                )
     result: dict[str, list] = {}
     for name, view in views.items():
         if view.head.kind == "token":

@@ -22,7 +22,7 @@ from ..errors import ModelLoadError
 from ..lexicon import file_sha256
 from ..models_registry import POS_MARKER
 from .config import HeadConfig
-from .model import ZhBertForTask
+from .model import ZhBertForTask, task_model_class
 
 __all__ = ["MARKER", "WEIGHTS", "FORMAT", "pos_model", "head_state", "save_pos_folder", "load_pos_folder", "attach_head", "vote"]
 
@@ -34,7 +34,7 @@ FORMAT = "zhbert-pos-on-segmenter-1"
 def pos_model(segmenter: ZhBertForTask, head: HeadConfig) -> ZhBertForTask:
     """A frozen-mode token head sharing ``segmenter``'s encoder and word features (one copy in
     memory, so a user dictionary added to the segmenter's lexicon reaches both)."""
-    model = ZhBertForTask(segmenter.config, head, shared_encoder=segmenter.bert)
+    model = task_model_class(segmenter.config.model_type)(segmenter.config, head, shared_encoder=segmenter.base_model)
     if segmenter.word_features is not None:
         model.word_features = segmenter.word_features
         model.word_features.requires_grad_(False)
@@ -44,7 +44,7 @@ def pos_model(segmenter: ZhBertForTask, head: HeadConfig) -> ZhBertForTask:
 
 def head_state(model: ZhBertForTask) -> dict[str, torch.Tensor]:
     """The head's own weights: fusion and classifier (the encoder and word features are the segmenter's)."""
-    return {k: v for k, v in model.state_dict().items() if not k.startswith(("bert.", "word_features."))}
+    return {k: v for k, v in model.state_dict().items() if not k.startswith((model.base_model_prefix + ".", "word_features."))}
 
 
 def save_pos_folder(model: ZhBertForTask, segmenter: str, segmenter_path: Path, output: Path, metrics: dict | None = None) -> Path:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, replace
 
-__all__ = ["Recipe", "RECIPES", "recipe"]
+__all__ = ["Recipe", "RECIPES", "recipe", "train"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class Recipe:
 
     def dev_score(self, folder, **options) -> float:
         """The headline score (``metrics.json``'s ``score``) of the saved task folder ``folder`` on
-        the dev split: ``--evaluate_only FOLDER --score_on dev``, what a greedy soup compares.
+        the dev split: ``--evaluate-only FOLDER --score-on dev``, what a greedy soup compares.
         ``options`` as :meth:`arguments` takes them (``dataset="msra"``, ``max_eval_samples=...``)."""
         import tempfile
 
@@ -87,3 +87,22 @@ def recipe(name: str) -> Recipe:
     if name not in RECIPES:
         raise ValueError(f"unknown recipe {name!r}; choose one of {', '.join(RECIPES)}")
     return RECIPES[name]
+
+
+def train(task: str, **options) -> dict:
+    """``zhbert train TASK`` from Python: ``options`` are the command's flags in snake_case
+    (``train_file="my.conll"``, ``encoder="hfl/chinese-macbert-base"``, ``output_dir="runs/my-ner"``).
+    Trains, scores and saves the model in ``output_dir/model``; returns the record written to
+    ``output_dir/metrics.json`` (``score``, ``scored_on``, ``notes``, ...)."""
+    import difflib
+    from dataclasses import fields
+
+    from .arguments import RecipeArguments
+
+    known = [f.name for f in fields(RecipeArguments)]
+    for name in options:
+        if name not in known:
+            near = difflib.get_close_matches(name, known, n=1)
+            raise ValueError(f"unknown option {name!r}" + (f"; did you mean {near[0]!r}?" if near else ""))
+    chosen = recipe(task)
+    return chosen.run(chosen.arguments(**options))

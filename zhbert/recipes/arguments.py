@@ -36,7 +36,13 @@ class RecipeArguments:
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
     text_column: str = field(default="text", metadata={"help": "tagging CSV: the text column"})
     label_column: str = field(default="label", metadata={"help": "tagging and matching CSV: the label column"})
-    encoder: str = field(default="base", metadata={"help": "bundled model name or a local HF BERT folder"})
+    encoder: str = field(
+        default="base",
+        metadata={
+            "help": "the encoder to fine-tune: a bundled model name, a local folder or a name in the Hugging Face cache; "
+            "BERT (RoBERTa-wwm, MacBERT, RBT3), ELECTRA, ERNIE, ALBERT, RoFormer, DeBERTa-v2 or Megatron-BERT"
+        },
+    )
     random_init: bool = field(default=False, metadata={"help": "same architecture, random weights (the no-pretraining baseline)"})
     mode: str = field(default="finetune", metadata={"help": "finetune or frozen (feature-based)"})
     representation: str | None = field(
@@ -65,7 +71,7 @@ class RecipeArguments:
         default=False,
         metadata={
             "help": "with a zhbert task folder as --encoder: the head layers it trained (word-feature tables, fusion, "
-            "BiLSTM; the output layer and CRF too with --carry_output_layer) learn at the encoder's rate, not the head's (x20)"
+            "BiLSTM; the output layer and CRF too with --carry-output-layer) learn at the encoder's rate, not the head's (x20)"
         },
     )
     carry_output_layer: bool = field(
@@ -90,7 +96,7 @@ class RecipeArguments:
     bigram_dim: int = field(default=0, metadata={"help": "token heads: character-bigram embeddings of this size (0: none)"})
     bigram_buckets: int = field(
         default=65536,
-        metadata={"help": "token heads with --bigram_dim: rows of the hashed bigram table (fewer: a smaller model, more sharing)"},
+        metadata={"help": "token heads with --bigram-dim: rows of the hashed bigram table (fewer: a smaller model, more sharing)"},
     )
     static_embeddings: str | None = field(
         default=None,
@@ -144,13 +150,13 @@ class RecipeArguments:
     extra_train_weight: float = field(
         default=1.0,
         metadata={
-            "help": "with --extra_train: how much each extra sentence's loss counts, a gold sentence's counting 1 "
+            "help": "with --extra-train: how much each extra sentence's loss counts, a gold sentence's counting 1 "
             "(below 1: a teacher's silver labels trusted less than gold)"
         },
     )
     extra_train_criterion: str | None = field(
         default=None,
-        metadata={"help": "with --extra_train and --criteria: the annotation standard of the extra sentences (one of --criteria)"},
+        metadata={"help": "with --extra-train and --criteria: the annotation standard of the extra sentences (one of --criteria)"},
     )
     layer_lr_decay: float = field(
         default=1.0,
@@ -199,17 +205,17 @@ class RecipeArguments:
     )
     distill_alpha: float = field(
         default=0.5,
-        metadata={"help": "with --distill_from: the soft targets' share of the loss, the tags' own loss taking the rest"},
+        metadata={"help": "with --distill-from: the soft targets' share of the loss, the tags' own loss taking the rest"},
     )
     distill_temperature: float = field(
         default=1.0,
-        metadata={"help": "with --distill_from: softens the teacher's and the student's tag distributions (above 1: softer)"},
+        metadata={"help": "with --distill-from: softens the teacher's and the student's tag distributions (above 1: softer)"},
     )
     add_dev_to_train: bool = field(
         default=False,
         metadata={
             "help": "train on the training and dev splits together: the final fit, once the settings were chosen on dev "
-            "(--score_on dev); scored on test (refused with --score_on dev or --best_epoch_on_dev, and where a dataset's "
+            "(--score-on dev); scored on test (refused with --score-on dev or --best-epoch-on-dev, and where a dataset's "
             "headline score is on its dev split)"
         },
     )
@@ -249,7 +255,7 @@ class RecipeArguments:
     output_dir: str = field(
         default="runs/recipe", metadata={"help": "folder for model/ and metrics.json (also --output)", "aliases": ["--output", "-o"]}
     )
-    save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no_save_model: scores only)"})
+    save_model: bool = field(default=True, metadata={"help": "save the fine-tuned model to OUTPUT/model (--no-save-model: scores only)"})
     evaluate_only: str | None = field(default=None, metadata={"help": "score this saved model instead of training"})
     seed: int = field(default=42, metadata={"help": "random seed"})
     init_seed: int | None = field(

@@ -50,7 +50,7 @@ def subsample(rows: list[dict], n: int | None) -> list[dict]:
 
 
 def load_splits(args: RecipeArguments, task: str):
-    """The dataset's splits, cut to ``--max_train_samples`` / ``--max_eval_samples``."""
+    """The dataset's splits, cut to ``--max-train-samples`` / ``--max-eval-samples``."""
     from ..data.tasks import load_task_data
 
     if args.train_file:
@@ -65,11 +65,11 @@ def load_splits(args: RecipeArguments, task: str):
     else:
         data = load_task_data(task, args.dataset)
     if args.score_on not in ("test", "dev"):
-        raise ValueError(f"--score_on must be test or dev, got {args.score_on!r}")
+        raise ValueError(f"--score-on must be test or dev, got {args.score_on!r}")
     if args.add_dev_to_train:
         data = _with_dev_in_train(args, data)
     if args.score_on == "dev":  # the dev split takes the test split's place; a second test set is not scored
-        note = f"scored on the dev split (--score_on dev), not on {data.eval_split}"
+        note = f"scored on the dev split (--score-on dev), not on {data.eval_split}"
         data = replace(data, test=data.dev, extra_test=[], eval_split="dev", notes=[*data.notes, note])
     train = original = subsample(data.train, args.max_train_samples)
     if args.mention_replacement:
@@ -79,8 +79,8 @@ def load_splits(args: RecipeArguments, task: str):
     if args.extra_train:
         train, data = _with_extra_train(args.extra_train, task, train, data, args.extra_train_weight, args.extra_train_criterion)
     elif args.extra_train_weight != 1.0 or args.extra_train_criterion:
-        flag = "--extra_train_weight weighs" if args.extra_train_weight != 1.0 else "--extra_train_criterion names the standard of"
-        raise ValueError(f"{flag} the sentences of --extra_train: give the file")
+        flag = "--extra-train-weight weighs" if args.extra_train_weight != 1.0 else "--extra-train-criterion names the standard of"
+        raise ValueError(f"{flag} the sentences of --extra-train: give the file")
     n = args.max_eval_samples
     return replace(
         data,
@@ -95,17 +95,17 @@ def _with_dev_in_train(args: RecipeArguments, data):
     """The dev split's rows appended to the training split's, and no dev split left: the final fit
     after the settings were chosen on dev (as Flair's CoNLL figures were trained)."""
     if args.score_on == "dev" or args.best_epoch_on_dev:
-        flag = "--score_on dev" if args.score_on == "dev" else "--best_epoch_on_dev"
-        raise ValueError(f"--add_dev_to_train trains on the dev split: {flag} cannot score on it as well")
+        flag = "--score-on dev" if args.score_on == "dev" else "--best-epoch-on-dev"
+        raise ValueError(f"--add-dev-to-train trains on the dev split: {flag} cannot score on it as well")
     if data.eval_split == "dev":
-        raise ValueError(f"--add_dev_to_train: {data.name} is scored on its dev split (its test split has no labels)")
+        raise ValueError(f"--add-dev-to-train: {data.name} is scored on its dev split (its test split has no labels)")
     if not data.dev:
-        raise ValueError(f"--add_dev_to_train: {data.name} has no dev split")
+        raise ValueError(f"--add-dev-to-train: {data.name} has no dev split")
     if data.multi_label:
-        raise ValueError(f"--add_dev_to_train: {data.name}'s label thresholds are tuned on its dev split, which must stay unseen")
+        raise ValueError(f"--add-dev-to-train: {data.name}'s label thresholds are tuned on its dev split, which must stay unseen")
     if args.evaluate_only:
-        raise ValueError(f"--add_dev_to_train is a training option: --evaluate_only {args.evaluate_only} trains nothing")
-    note = f"trained on train + dev (--add_dev_to_train): {len(data.train):,} + {len(data.dev):,} examples"
+        raise ValueError(f"--add-dev-to-train is a training option: --evaluate-only {args.evaluate_only} trains nothing")
+    note = f"trained on train + dev (--add-dev-to-train): {len(data.train):,} + {len(data.dev):,} examples"
     words = data.train_words | {w for r in data.dev for w in r["words"]} if data.train_words is not None else None
     return replace(data, train=data.train + data.dev, dev=[], train_words=words, notes=[*data.notes, note])
 
@@ -115,14 +115,14 @@ def _check_mention_option(args: RecipeArguments, task: str, flag: str, does: str
     if task != "ner":
         raise ValueError(f"{flag} {does}: ner only, not {task}")
     if args.evaluate_only:
-        raise ValueError(f"{flag} is a training option: --evaluate_only {args.evaluate_only} trains nothing")
+        raise ValueError(f"{flag} is a training option: --evaluate-only {args.evaluate_only} trains nothing")
 
 
 def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict], data):
-    """The training rows plus ``--mention_replacement`` copies of them with entities swapped (ner only)."""
+    """The training rows plus ``--mention-replacement`` copies of them with entities swapped (ner only)."""
     from ..data.mention_replacement import mention_replacement
 
-    _check_mention_option(args, task, "--mention_replacement", "swaps entities of the same type")
+    _check_mention_option(args, task, "--mention-replacement", "swaps entities of the same type")
     copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed)
     passes = f"{args.mention_replacement} pass{'es' if args.mention_replacement > 1 else ''}"
     note = (
@@ -133,15 +133,15 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
 
 
 def _with_mention_runs(args: RecipeArguments, task: str, original: list[dict], train: list[dict], data):
-    """``train`` plus ``--mention_runs`` copies of the ``original`` training rows (ner only)."""
+    """``train`` plus ``--mention-runs`` copies of the ``original`` training rows (ner only)."""
     from ..data.mention_replacement import RUN_LENGTHS, mention_runs
 
-    _check_mention_option(args, task, "--mention_runs", "writes entities of one type back to back")
+    _check_mention_option(args, task, "--mention-runs", "writes entities of one type back to back")
     kinds = [k.strip() for k in args.mention_runs.split(",") if k.strip()]
     try:
         copies = mention_runs(original, data.scheme, kinds, args.seed)
     except ValueError as e:
-        raise ValueError(f"--mention_runs {args.mention_runs}: {e}") from None
+        raise ValueError(f"--mention-runs {args.mention_runs}: {e}") from None
     note = (
         f"mention runs: {len(copies):,} copies of training sentences, one {'/'.join(kinds)} entity in each replaced by "
         f"{RUN_LENGTHS[0]}-{RUN_LENGTHS[1]} training entities of its type back to back (seed {args.seed})"
@@ -164,14 +164,14 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
         types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
         rows = char_tag_rows(read_char_tagged(path, scheme=data.scheme, types=types))
     else:
-        raise ValueError(f"--extra_train reads segmented text (cws) or character-tagged text (ner), not {task}")
+        raise ValueError(f"--extra-train reads segmented text (cws) or character-tagged text (ner), not {task}")
     note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
     if criterion:
         rows = [{**r, "criterion": criterion} for r in rows]
         note += f", standard {criterion}"
     if weight != 1.0:
         if not 0.0 < weight <= 1.0:
-            raise ValueError(f"--extra_train_weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
+            raise ValueError(f"--extra-train-weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
         train, rows = [{**r, "weight": 1.0} for r in train], [{**r, "weight": weight} for r in rows]
         note += f", each weighing {weight:g} in the loss"
     words = data.train_words | {w for r in rows for w in r["words"]} if data.train_words is not None else None
@@ -180,8 +180,8 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
 
 def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, evaluate=None):
     """Fine-tune on ``examples()`` unless the recipe only evaluates a saved model; returns ``data``,
-    with a note of the weights kept when ``--best_epoch_on_dev`` scored each epoch on dev with the
-    recipe's ``evaluate`` or ``--average_last_epochs`` averaged the last epochs."""
+    with a note of the weights kept when ``--best-epoch-on-dev`` scored each epoch on dev with the
+    recipe's ``evaluate`` or ``--average-last-epochs`` averaged the last epochs."""
     if args.evaluate_only:
         return data
     from ..training.finetune import AverageLastEpochs, KeepBestEpoch, fine_tune
@@ -189,14 +189,14 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
 
     cfg = finetune_config(args)  # its errors before the examples are built
     if args.best_epoch_on_dev and args.average_last_epochs:
-        raise ValueError("--best_epoch_on_dev and --average_last_epochs each choose the final weights: give one")
+        raise ValueError("--best-epoch-on-dev and --average-last-epochs each choose the final weights: give one")
     at_epoch_end = None
     if args.best_epoch_on_dev:
         at_epoch_end = KeepBestEpoch(model, dev_scorer(args, data, model, tokenizer, evaluate))
     elif args.average_last_epochs:
         at_epoch_end = AverageLastEpochs(model, args.average_last_epochs)
     if args.carried_at_encoder_lr and not getattr(model, "carried_head_parameters", ()):
-        raise ValueError(f"--carried_at_encoder_lr: --encoder {args.encoder} is not a zhbert task folder whose head layers carry over")
+        raise ValueError(f"--carried-at-encoder-lr: --encoder {args.encoder} is not a zhbert task folder whose head layers carry over")
     with output_lock(args.output_dir):  # one training run per output folder
         train = examples()
         check_unk_share(train, tokenizer, args.max_unk_rate)
@@ -204,16 +204,16 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
             train = _with_teacher(args, model, tokenizer, train)
         fine_tune(model, tokenizer, train, cfg, at_epoch_end, run_key=_run_key(args, model))
     if args.distill_from:
-        mix = f"--distill_alpha {args.distill_alpha}, --distill_temperature {args.distill_temperature}"
+        mix = f"--distill-alpha {args.distill_alpha}, --distill-temperature {args.distill_temperature}"
         note = f"soft targets from {args.distill_from} ({mix})"
         data = replace(data, notes=[*data.notes, note])
     if isinstance(at_epoch_end, KeepBestEpoch) and at_epoch_end.scores:
         scores = at_epoch_end.scores
         per_epoch = ", ".join(f"{100 * v:.2f}" for v in scores)
-        note = f"epoch chosen on dev (--best_epoch_on_dev): {at_epoch_end.best_epoch} of {len(scores)}; dev score per epoch: {per_epoch}"
+        note = f"epoch chosen on dev (--best-epoch-on-dev): {at_epoch_end.best_epoch} of {len(scores)}; dev score per epoch: {per_epoch}"
     elif isinstance(at_epoch_end, AverageLastEpochs) and at_epoch_end.states:
         n, epochs = len(at_epoch_end.states), at_epoch_end.epochs
-        note = f"weights: the mean of epochs {epochs - n + 1}-{epochs} of {epochs} (--average_last_epochs)"
+        note = f"weights: the mean of epochs {epochs - n + 1}-{epochs} of {epochs} (--average-last-epochs)"
     else:
         return data
     logger.info(note)
@@ -221,7 +221,7 @@ def fit(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, examples, 
 
 
 def _run_key(args: RecipeArguments, model: ZhBertForTask) -> dict:
-    """What defines a training run beyond its schedule and examples (``--save_steps``' resume checks it):
+    """What defines a training run beyond its schedule and examples (``--save-steps``' resume checks it):
     where the weights start, the head, and the settings read during training."""
     start = "random init" if args.random_init else args.encoder
     during = {k: getattr(args, k) for k in ("init_seed", "best_epoch_on_dev", "average_last_epochs", "distill_from")}
@@ -229,7 +229,7 @@ def _run_key(args: RecipeArguments, model: ZhBertForTask) -> dict:
 
 
 def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train: list[dict]) -> list[dict]:
-    """``--distill_from``: the training examples with the teacher's tag logits (zhbert.training.distillation)."""
+    """``--distill-from``: the training examples with the teacher's tag logits (zhbert.training.distillation)."""
     from ..training.distillation import check_teacher, with_teacher_logits
 
     path = _encoder_path(args.distill_from)
@@ -237,7 +237,7 @@ def _with_teacher(args: RecipeArguments, model: ZhBertForTask, tokenizer, train:
     check_teacher(teacher, load_tokenizer(path), model, tokenizer, path)
     if torch.cuda.is_available():  # one pass of a large teacher over the training set: minutes on a CPU, seconds here
         teacher.to("cuda")
-    logger.info("--distill_from %s: the teacher reads %d training examples on %s", path, len(train), teacher.device)
+    logger.info("--distill-from %s: the teacher reads %d training examples on %s", path, len(train), teacher.device)
     try:
         return with_teacher_logits(teacher, model, tokenizer, train, temperature=args.distill_temperature)
     finally:
@@ -251,14 +251,14 @@ def dev_scorer(args: RecipeArguments, data, model: ZhBertForTask, tokenizer, eva
     Refuses when the split scored at the end is that dev split: the chosen epoch would be scored
     on the very sentences that chose it."""
     if evaluate is None:
-        raise ValueError("--best_epoch_on_dev: this recipe cannot score an epoch")
+        raise ValueError("--best-epoch-on-dev: this recipe cannot score an epoch")
     if data.eval_split == "dev":
-        why = "--score_on dev" if args.score_on == "dev" else f"{data.name} has no labelled test split"
+        why = "--score-on dev" if args.score_on == "dev" else f"{data.name} has no labelled test split"
         raise ValueError(
-            f"--best_epoch_on_dev chooses the epoch on the dev split, and the final score is on dev too ({why}): it would be optimistic"
+            f"--best-epoch-on-dev chooses the epoch on the dev split, and the final score is on dev too ({why}): it would be optimistic"
         )
     if not data.dev:
-        raise ValueError(f"--best_epoch_on_dev: {data.name} has no dev split to choose an epoch on")
+        raise ValueError(f"--best-epoch-on-dev: {data.name} has no dev split to choose an epoch on")
     dev = replace(data, test=data.dev, extra_test=[], eval_split="dev")
 
     def score() -> float:
@@ -284,7 +284,7 @@ def check_unk_share(examples: list[dict], tokenizer, limit: float) -> float:
     if rate > limit:
         raise ValueError(
             f"{rate:.1%} of the {len(ids):,} training tokens are [UNK] under this encoder's vocabulary (limit {limit:.0%}): "
-            "the vocabulary cannot read this text; use an encoder with a Chinese vocabulary, or pass --max_unk_rate 1 to train anyway"
+            "the vocabulary cannot read this text; use an encoder with a Chinese vocabulary, or pass --max-unk-rate 1 to train anyway"
         )
     return rate
 
@@ -296,12 +296,12 @@ def _encoder_path(name: str) -> str:
 
 
 def init_seed(args: RecipeArguments) -> int:
-    """The seed of a run's first weights: its own (``--init_seed``), so that runs differing only in ``--seed``
+    """The seed of a run's first weights: its own (``--init-seed``), so that runs differing only in ``--seed``
     can share them (the setting of a model soup), or ``--seed``."""
     if args.init_seed is None:
         return args.seed
     if args.evaluate_only:
-        raise ValueError(f"--init_seed draws the first weights of a model to train; {args.evaluate_only} is only scored")
+        raise ValueError(f"--init-seed draws the first weights of a model to train; {args.evaluate_only} is only scored")
     return args.init_seed
 
 
@@ -310,17 +310,17 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
     torch.manual_seed(init_seed(args))
     if args.evaluate_only:
         if args.static_embeddings:
-            raise ValueError("--static_embeddings starts the word-feature tables of a head to train; --evaluate_only trains nothing")
+            raise ValueError("--static-embeddings starts the word-feature tables of a head to train; --evaluate-only trains nothing")
         for flag in ("classifier_dropout", "hidden_dropout"):
             if getattr(args, flag) is not None:
                 raise ValueError(f"--{flag} is a training option: dropout is off when {args.evaluate_only} is scored")
         if args.distill_from:
-            raise ValueError(f"--distill_from is a training option: {args.evaluate_only} is only scored")
+            raise ValueError(f"--distill-from is a training option: {args.evaluate_only} is only scored")
         if args.carry_output_layer:
-            raise ValueError(f"--carry_output_layer starts training from --encoder's head; {args.evaluate_only} is only scored")
+            raise ValueError(f"--carry-output-layer starts training from --encoder's head; {args.evaluate_only} is only scored")
         if args.lexicon_words:
             raise ValueError(
-                f"--lexicon_words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
+                f"--lexicon-words is a training option: {args.evaluate_only} reads the word list it was trained with from its folder"
             )
         if args.criteria:
             raise ValueError(f"--criteria is a training option: {args.evaluate_only} reads the criteria it was trained with from its head")
@@ -328,11 +328,11 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(args.evaluate_only)
     if args.carry_output_layer and args.random_init:
-        raise ValueError("--carry_output_layer keeps --encoder's trained head; --random_init draws every weight anew: give one")
+        raise ValueError("--carry-output-layer keeps --encoder's trained head; --random-init draws every weight anew: give one")
     path = _encoder_path(args.encoder)
     model = new_head(path, head, args.lexicon_words, args.classifier_dropout, args.hidden_dropout, args.carry_output_layer)
     if args.random_init:
-        fresh = ZhBertForTask(model.config, model.head)  # post_init draws every weight anew
+        fresh = type(model)(model.config, model.head)  # post_init draws every weight anew
         if model.word_features is not None:
             fresh.word_features.lexicon = model.word_features.lexicon
             fresh.lexicon_words = getattr(model, "lexicon_words", None)
@@ -358,10 +358,10 @@ TRAINED_OPTIONS = (
 
 
 def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> HeadConfig:
-    """``saved`` (the head of ``--evaluate_only folder``), reading text as the command line asks.
+    """``saved`` (the head of ``--evaluate-only folder``), reading text as the command line asks.
 
     Options left at their defaults keep the saved head's values. A reading option given
-    (``--truncate``, ``--window``, ``--stride``, ``--window_align``) replaces the saved one; a
+    (``--truncate``, ``--window``, ``--stride``, ``--window-align``) replaces the saved one; a
     training option that contradicts the saved head is refused rather than silently ignored,
     so the scores in ``metrics.json`` are those of the flags it records."""
     defaults = {f.name: f.default for f in fields(RecipeArguments)}
@@ -388,13 +388,13 @@ def char_tag_examples(tokenizer, rows: list[dict], labels: list[str], scheme: st
         if missing is not None:
             raise ValueError(
                 f"training sentence {missing} ({rows[missing]['text'][:20]!r}) names no annotation standard: --criteria needs a "
-                "dataset that gives each sentence one (cws news+weibo, ner msra+pd), and --extra_train needs --extra_train_criterion"
+                "dataset that gives each sentence one (cws news+weibo, ner msra+pd), and --extra-train needs --extra-train-criterion"
             )
         types = criterion_ids(list(criteria), [r["criterion"] for r in rows], where="training sentence")
     out = []
     for k, (r, enc) in enumerate(zip(rows, encode(tokenizer, [r["text"] for r in rows]))):
         out.append({"input_ids": list(enc.ids), "tags": token_tags_from_chars(enc.offsets, [index[t] for t in r["tags"]], labels, scheme)})
-        if "weight" in r:  # --extra_train_weight: the row's share of the loss
+        if "weight" in r:  # --extra-train-weight: the row's share of the loss
             out[-1]["weight"] = r["weight"]
         if criteria:
             out[-1]["criterion"] = types[k]
@@ -443,7 +443,7 @@ def check_pair_lengths(model: ZhBertForTask, tokenizer, splits: dict[str, list[d
         raise ValueError(
             f"{'; '.join(found)} do not fit the {limit}-token window ([CLS] a [SEP] b [SEP]) of this head: "
             "rerun with --truncate (cuts the longer side first, as BERT's run_classifier does, in training and "
-            "prediction alike) or --pair_encoding bi (each side encoded and windowed alone)"
+            "prediction alike) or --pair-encoding bi (each side encoded and windowed alone)"
         )
 
 
@@ -451,14 +451,14 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
     """The head (``kind``: token, sequence or pair) a recipe trains, from its arguments and its dataset."""
     if args.document_context:
         if kind != "token":
-            raise ValueError(f"--document_context reads sentences with their neighbours to tag them: token heads only, not a {kind} head")
+            raise ValueError(f"--document-context reads sentences with their neighbours to tag them: token heads only, not a {kind} head")
         if args.window_align not in (None, "packed"):
             raise ValueError(
-                f"--document_context trains on windows packed with whole sentences and reads long texts the same way: "
-                f"--window_align {args.window_align} contradicts it"
+                f"--document-context trains on windows packed with whole sentences and reads long texts the same way: "
+                f"--window-align {args.window_align} contradicts it"
             )
         if args.criteria:
-            raise ValueError("--document_context packs consecutive sentences into one window; --criteria reads each under its own standard")
+            raise ValueError("--document-context packs consecutive sentences into one window; --criteria reads each under its own standard")
         args = replace(args, window_align="packed")
     return HeadConfig(
         kind=kind,
@@ -490,7 +490,7 @@ def head_config(args: RecipeArguments, kind: str, data, **extra) -> HeadConfig:
 def train_char_tagger(args: RecipeArguments, task: str, evaluate=None):
     """Phases 2-4 of a character-tagging recipe (cws, ner, pos): data (one tag per character),
     a token head on the chosen encoder, training (``evaluate``: the recipe's scorer, for
-    ``--best_epoch_on_dev``). Returns ``data, model, tokenizer``."""
+    ``--best-epoch-on-dev``). Returns ``data, model, tokenizer``."""
     data = load_splits(args, task)
     model, tokenizer = prepare_model(args, head_config(args, "token", data))
     body = window_size(model.head, model.config) - 2 if args.document_context else None
@@ -525,7 +525,7 @@ def document_examples(examples: list[dict], body: int) -> list[dict]:
     sentences that fill a window of ``body`` tokens: every tag is still trained on, each in view
     of its neighbours (a sentence longer than a window stays alone, windowed by the collator)."""
     if any("weight" in e for e in examples):
-        raise ValueError("--document_context packs consecutive sentences into one window: weighted extra sentences cannot share it")
+        raise ValueError("--document-context packs consecutive sentences into one window: weighted extra sentences cannot share it")
     out = []
     for group in consecutive_groups([len(e["input_ids"]) for e in examples], body):
         out.append({key: [x for i in group for x in examples[i][key]] for key in ("input_ids", "tags")})
@@ -536,7 +536,7 @@ def predict_test_spans(
     model: ZhBertForTask, tokenizer, data, rows: list[dict] | None = None, documents: bool = False
 ) -> tuple[list[str], list[list[tuple[str, int, int]]]]:
     """The test texts (or ``rows``') and the predicted ``(type, start, end)`` character spans of each;
-    ``documents``: read as training with ``--document_context`` saw them, consecutive sentences
+    ``documents``: read as training with ``--document-context`` saw them, consecutive sentences
     packed into one window (joined by line breaks), each sentence's spans cut back out."""
     from ..heads import char_spans, predict_tags
 
@@ -548,7 +548,7 @@ def predict_test_spans(
         preds = predict_tags(model, tokenizer, texts, batch_size=64, criterion=criterion)
         return texts, [char_spans(p, data.scheme) for p in preds]
     if criterion is not None:
-        raise ValueError("--document_context packs consecutive sentences into one window: a head with criteria reads each under its own")
+        raise ValueError("--document-context packs consecutive sentences into one window: a head with criteria reads each under its own")
     body = window_size(model.head, model.config) - 2
     groups = consecutive_groups([len(e) for e in encode(tokenizer, texts)], body)
     joined = predict_tags(model, tokenizer, ["\n".join(texts[i] for i in g) for g in groups], batch_size=64)
@@ -565,12 +565,12 @@ def predict_test_spans(
 
 def finetune_config(args: RecipeArguments) -> FinetuneConfig:
     if args.save_steps < 0:
-        raise ValueError(f"--save_steps must be 0 (no checkpoints) or more, got {args.save_steps}")
+        raise ValueError(f"--save-steps must be 0 (no checkpoints) or more, got {args.save_steps}")
     if not args.distill_from:
         defaults = {f.name: f.default for f in fields(RecipeArguments)}
         given = [f"--{k}" for k in ("distill_alpha", "distill_temperature") if getattr(args, k) != defaults[k]]
         if given:
-            raise ValueError(f"{', '.join(given)}: settings of --distill_from: give the teacher")
+            raise ValueError(f"{', '.join(given)}: settings of --distill-from: give the teacher")
     return FinetuneConfig(
         output=str(Path(args.output_dir) / "checkpoints"),
         epochs=args.epochs,

@@ -1,12 +1,12 @@
 """Several tasks on one shared encoder, trained together and saved as one folder.
 
-    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --output_dir runs/multitask
-    zhbert train multitask --dataset ner=msra,cws=pku --max_train_samples 20000 --output_dir runs/mt2
-    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --evaluate_only runs/multitask/model
+    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --output-dir runs/multitask
+    zhbert train multitask --dataset ner=msra,cws=pku --max-train-samples 20000 --output-dir runs/mt2
+    zhbert train multitask --dataset ner=msra,cws=pku,tagging=usual --evaluate-only runs/multitask/model
 
 ``--dataset`` names each task's recipe and dataset (``recipe=dataset``, comma-separated).
 Every batch holds one task's examples and the tasks' batches are interleaved at random
-(``--max_train_samples`` caps each task); the other arguments apply to every head. Each
+(``--max-train-samples`` caps each task); the other arguments apply to every head. Each
 task is scored by its own recipe's ``evaluate`` on the same split as its single-task
 recipe, so the two compare cell by cell (``zhbert study multitask``). The saved folder loads
 with ``zhbert.load`` as a ``MultiTask``: every token and sequence head in one encoder pass.
@@ -19,7 +19,7 @@ import json
 from dataclasses import asdict, fields, replace
 from pathlib import Path
 
-from ..heads.multitask import ZhBertMultiTask, load_multitask, new_multitask, save_multitask
+from ..heads.multitask import load_multitask, new_multitask, save_multitask
 from ..tokenizer import load_tokenizer
 from .arguments import RecipeArguments
 from .common import (
@@ -77,7 +77,7 @@ def run(args: RecipeArguments) -> dict:
     # 3. model: the shared encoder and a head per task (or the saved model to evaluate)
     torch.manual_seed(init_seed(args))
     if args.static_embeddings:
-        raise ValueError("--static_embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
+        raise ValueError("--static-embeddings is for one token head (zhbert train cws / ner / pos), not the multi-task model")
     single_task_flags = (
         "best_epoch_on_dev", "average_last_epochs", "carried_at_encoder_lr", "fgm_epsilon", "rdrop_alpha",
         "distill_from", "classifier_dropout", "hidden_dropout", "carry_output_layer",
@@ -97,7 +97,7 @@ def run(args: RecipeArguments) -> dict:
         heads = {name: head_config(args, RECIPES[name].head, d) for name, d in data.items()}
         model = new_multitask(encoder, heads)
         if args.random_init:  # same architecture, every weight drawn anew: the no-pretraining baseline
-            model = ZhBertMultiTask(model.config, heads)
+            model = type(model)(model.config, heads)
         tokenizer = load_tokenizer(encoder)
 
     # 4. train all heads together

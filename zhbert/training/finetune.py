@@ -19,6 +19,7 @@ import torch
 from datasets import Dataset
 from transformers import Trainer, TrainerCallback, TrainingArguments
 
+from ..encoders import encoder_depth
 from ..heads import TaskCollator, ZhBertForTask, window_size
 from ..model_soup import mean_state_dict
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_errors, train_or_restore
@@ -73,27 +74,19 @@ def _param_groups(model, cfg: FinetuneConfig, frozen: bool) -> list[dict]:
         raise ValueError("layer_lr_decay sets the encoder layers' learning rates: a frozen encoder learns nothing (--mode finetune)")
     carried = set(getattr(model, "carried_head_parameters", ())) if cfg.carried_at_encoder_lr else set()
     layers = model.config.num_hidden_layers
+    prefix = model.base_model_prefix + "."
     by_rate: dict[float, list] = {}
     for n, p in model.named_parameters():
         if not p.requires_grad:
             continue
         if n in carried:
             rate = lr
-        elif n.startswith("bert."):
-            rate = lr * cfg.layer_lr_decay ** (layers - _encoder_depth(n, layers))
+        elif n.startswith(prefix):
+            rate = lr * cfg.layer_lr_decay ** (layers - encoder_depth(n, model.base_model_prefix, layers))
         else:
             rate = head_lr
         by_rate.setdefault(rate, []).append(p)
     return [{"params": params, "lr": rate} for rate, params in sorted(by_rate.items())]
-
-
-def _encoder_depth(name: str, layers: int) -> int:
-    """0 for the embeddings, i + 1 for ``bert.encoder.layer.i``, ``layers`` for what sits on top (the pooler)."""
-    if name.startswith("bert.embeddings."):
-        return 0
-    if name.startswith("bert.encoder.layer."):
-        return int(name.split(".")[3]) + 1
-    return layers
 
 
 def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) -> TrainingArguments:
@@ -205,7 +198,7 @@ def perturbed_embeddings(model: ZhBertForTask, epsilon: float):
     gradient the last backward pass left on them, and put back on exit: FGM (Miyato, Dai & Goodfellow,
     ICLR 2017), a second forward/backward on the worst nearby input. Yields whether they moved (not
     without a finite, non-zero gradient, e.g. a frozen encoder)."""
-    table = model.bert.embeddings.word_embeddings.weight
+    table = model.base_model.get_input_embeddings().weight
     grad = table.grad
     norm = grad.norm() if grad is not None else None
     if norm is None or not torch.isfinite(norm) or norm == 0:

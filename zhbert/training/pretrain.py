@@ -69,7 +69,13 @@ class PretrainConfig:
     )
     masking: str = field(default="wwm", metadata=_help("masking strategy (for electra: the generator's): " + ", ".join(MASKERS)))
     size: str = field(default="mini", metadata=_help("model size from scratch: " + ", ".join(SIZES) + " (ignored with --init)"))
-    init: str | None = field(default=None, metadata=_help("continue from a bundled model (base) or a local HF BERT checkpoint folder"))
+    init: str | None = field(
+        default=None,
+        metadata=_help(
+            "continue from a bundled model (base), a local folder or a name in the Hugging Face cache: any BERT; "
+            "ERNIE, ALBERT, RoFormer, DeBERTa-v2 or Megatron-BERT with --objective mlm"
+        ),
+    )
     max_length: int = field(default=128, metadata=_help("tokens per packed block"))
     batch_size: int = field(default=64, metadata=_help("blocks per device per step"))
     grad_accum: int = field(default=1, metadata=_help("gradient accumulation steps"))
@@ -189,21 +195,35 @@ class _LossLog(TrainerCallback):
             _plot_loss(self.path, self.path.with_name("loss_curve.png"), self.label)
 
 
-def _check_bert(path: Path) -> None:
-    from transformers import AutoConfig
+def _encoder_type(path: Path) -> str:
+    from ..encoders import read_encoder_config
 
     if not (path / "config.json").is_file():
         raise FileNotFoundError(f"{path}: not a model folder (config.json is missing)")
-    config = AutoConfig.from_pretrained(str(path), local_files_only=True, trust_remote_code=False)
-    if config.model_type != "bert":
-        raise ValueError(f"{path}: model_type {config.model_type!r} is not bert")
+    return read_encoder_config(path).model_type
+
+
+def _check_bert(path: Path, why: str) -> None:
+    model_type = _encoder_type(path)
+    if model_type != "bert":
+        raise ValueError(f"{path}: model_type {model_type!r} is not bert; {why}")
 
 
 def load_init_model(init: str, nsp: bool = False):
-    """Continue from any local BERT checkpoint; report heads initialised fresh."""
+    """Continue from a local checkpoint of any encoder type zhbert reads (``zhbert.encoders``);
+    report the weights initialised fresh (a masked-LM head the checkpoint lacks). BERT runs the
+    sparse masked LM (logits only at masked positions) and can add NSP/SOP; the others run
+    transformers' own masked-LM class."""
     path = Path(init)
-    _check_bert(path)
-    cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
+    model_type = _encoder_type(path)
+    if model_type == "bert":
+        cls = SparseBertForPreTraining if nsp else SparseBertForMaskedLM
+    elif nsp:
+        raise ValueError(f"{path}: NSP / SOP continue BERT's pair head; a {model_type} encoder continues with the masked LM alone")
+    else:
+        from ..encoders import masked_lm_class
+
+        cls = masked_lm_class(model_type)
     model, info = cls.from_pretrained(
         str(path), local_files_only=True, trust_remote_code=False, output_loading_info=True, dtype=torch.float32
     )
@@ -439,7 +459,7 @@ def _starting_model(cfg: PretrainConfig):
             init_config = model.config.to_dict()
         elif cfg.init:
             tokenizer = _init_tokenizer(cfg.init)
-            _check_bert(Path(cfg.init))
+            _check_bert(Path(cfg.init), "the ELECTRA objective trains a BERT discriminator (--objective mlm continues other encoders)")
             model, missing = ElectraPretrainingModel.from_bert(cfg.init, cfg.generator_width, cfg.rtd_weight)
             if missing:
                 logger.warning("initialised fresh (not in %s): %s", cfg.init, missing)
@@ -463,6 +483,8 @@ def _starting_model(cfg: PretrainConfig):
         raise ValueError(f"unknown position_init {cfg.position_init!r}; choose auto, sinusoidal or normal")
     if cfg.position_init == "normal" and cfg.init:
         raise ValueError("position_init='normal' re-draws nothing for a checkpoint; use auto to keep its positions")
+    if cfg.position_init == "sinusoidal" and model.config.model_type != "bert":
+        raise ValueError(f"position_init='sinusoidal' writes BERT's position table; a {model.config.model_type} encoder keeps its own")
     if cfg.position_init == "sinusoidal" or (cfg.position_init == "auto" and not cfg.init):
         init_positions_sinusoidal(model)  # a resumed run then loads its checkpoint's trained values over this
     if len(tokenizer) > model.config.vocab_size:
@@ -489,7 +511,7 @@ def _save_final(model, tokenizer, cfg: PretrainConfig, init_config: dict | None,
         for folder in parts.values():
             save_tokenizer(tokenizer, folder, max_length=trained_length(encoder_config))
     else:
-        model.config.architectures = ["BertForPreTraining" if cfg.pair_objective else "BertForMaskedLM"]
+        model.config.architectures = [type(model).__name__.replace("Sparse", "")]
         record_encoder(model.config, min(seen, model.config.max_position_embeddings), normalizer_name(tokenizer), continued_from=earlier)
         model.save_pretrained(final)
         save_tokenizer(tokenizer, final, max_length=trained_length(model.config))
@@ -512,8 +534,14 @@ def encoder_from_checkpoint(checkpoint: str | Path, output: str | Path, max_leng
     if "zhbert_generator" in config:
         model = ElectraPretrainingModel.from_pretrained(str(checkpoint), **common)
         target = model.discriminator.config
-    else:
+    elif config.get("model_type") == "bert":
         cls = SparseBertForPreTraining if "BertForPreTraining" in str(config.get("architectures")) else SparseBertForMaskedLM
+        model = cls.from_pretrained(str(checkpoint), **common)
+        target = model.config
+    else:  # a masked-LM run continued on another encoder type
+        from ..encoders import check_encoder_type, masked_lm_class
+
+        cls = masked_lm_class(check_encoder_type(config.get("model_type"), checkpoint / "config.json"))
         model = cls.from_pretrained(str(checkpoint), **common)
         target = model.config
     if not isinstance(getattr(target, ENCODER_KEY, None), dict):

@@ -39,6 +39,11 @@ def small_encoder(
     from ..tokenizer import load_tokenizer, save_tokenizer
 
     src = resolve_model_path(str(teacher))
+    from ..encoders import read_encoder_config
+
+    model_type = read_encoder_config(src).model_type
+    if model_type != "bert":  # the projection reads BERT's three embedding tables, added before one layer norm
+        raise ValueError(f"{src}: a small encoder is built from a BERT teacher's embeddings; this one is {model_type}")
     big = BertModel.from_pretrained(str(src), local_files_only=True, trust_remote_code=False, add_pooling_layer=False)
     if hidden > big.config.hidden_size or hidden % heads:
         raise ValueError(f"hidden {hidden} must be at most the teacher's {big.config.hidden_size} and divisible by heads ({heads})")
