@@ -16,18 +16,18 @@
 set -euo pipefail
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/cws-candidates}
-COMMON="--dataset news+weibo --criteria pku,weibo --lexicon jieba --lexicon_dim 32 --crf --batch_size 64 --save_steps 200"
+COMMON="--dataset news+weibo --criteria pku,weibo --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --save-steps 200"
 
 stage() {  # OUTPUT_DIR ARGS...: one training stage, skipped once finished
   [ -f "$1/metrics.json" ] && return 0
-  zhbert train cws $COMMON --score_on dev --output_dir "$@"
+  zhbert train cws $COMMON --score-on dev --output-dir "$@"
 }
-score() {  # MODEL OUTPUT_DIR [--score_on dev]: PKU test under `pku`, NLPCC Weibo dev under `weibo` (or the dev splits)
-  [ -f "$2/metrics.json" ] || zhbert train cws --dataset news+weibo --evaluate_only "$1" --output_dir "$2" "${@:3}"
+score() {  # MODEL OUTPUT_DIR [--score-on dev]: PKU test under `pku`, NLPCC Weibo dev under `weibo` (or the dev splits)
+  [ -f "$2/metrics.json" ] || zhbert train cws --dataset news+weibo --evaluate-only "$1" --output-dir "$2" "${@:3}"
 }
 
 # the teacher (seed 2: the recorded run)
-stage "$OUT/cws" --encoder base --epochs 4 --learning_rate 5e-4 --seed 2
+stage "$OUT/cws" --encoder base --epochs 4 --learning-rate 5e-4 --seed 2
 score "$OUT/cws/model" "$OUT/cws-test"
 
 # its `pku` reading of 5 M corpus characters, written aside and renamed so an interrupted run leaves no half file
@@ -39,10 +39,10 @@ fi
 # the student: 1 x 64, one stage on gold + silver (seed 3, LR 2e-3: the pooled dev split's pick)
 [ -f "$OUT/student-enc/model.safetensors" ] || zhbert small-encoder --teacher cws --layers 1 --hidden 64 --heads 1 --seed 3 \
   --output "$OUT/student-enc"
-stage "$OUT/cws-fast" --encoder "$OUT/student-enc" --extra_train "$OUT/silver.txt" --extra_train_criterion pku \
-  --bigram_dim 16 --epochs 5 --learning_rate 2e-3 --seed 3
+stage "$OUT/cws-fast" --encoder "$OUT/student-enc" --extra-train "$OUT/silver.txt" --extra-train-criterion pku \
+  --bigram-dim 16 --epochs 5 --learning-rate 2e-3 --seed 3
 score "$OUT/cws-fast/model" "$OUT/cws-fast-test"
-score "$OUT/cws-fast/model" "$OUT/cws-fast-dev" --score_on dev
+score "$OUT/cws-fast/model" "$OUT/cws-fast-dev" --score-on dev
 
 # fp16 with the vocabulary trimmed to the characters the data uses, as a bundle would ship them
 for m in cws cws-fast; do

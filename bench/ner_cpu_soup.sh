@@ -7,30 +7,30 @@
 #
 # Four chains of two stages, then the uniform soup of the four second stages, exported to fp16 with the
 # vocabulary trimmed to the characters the data uses:
-#   A  the bundled `ner`'s recipe from the bundled encoder, without --mention_runs (about 25 min, two threads);
+#   A  the bundled `ner`'s recipe from the bundled encoder, without --mention-runs (about 25 min, two threads);
 #   B  a 2 x 192 BiLSTM head and runs of person names, on A's model (about 30 min).
 # One chain after another: about 4 h in all. Every stage saves every 200 steps; rerunning the script resumes
 # an interrupted stage from its last complete checkpoint and skips finished ones (their metrics.json).
 #
 #   bash bench/ner_cpu_soup.sh [OUT]          # OUT defaults to runs/ner-cpu-soup; the model lands in OUT/soup-trim
 #   python bench/ner_split_overlap.py --dataset msra --models OUT/soup-trim       # dev, dev at test's mix, test
-#   zhbert train ner --dataset msra-bio --evaluate_only OUT/soup-trim --output_dir OUT/bio   # msra_test_bio.txt
+#   zhbert train ner --dataset msra-bio --evaluate-only OUT/soup-trim --output-dir OUT/bio   # msra_test_bio.txt
 set -euo pipefail
 export OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/ner-cpu-soup}
-COMMON="--dataset msra --lexicon jieba --lexicon_dim 32 --crf --batch_size 64 --init_seed 42 --score_on dev --save_steps 200"
+COMMON="--dataset msra --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --init-seed 42 --score-on dev --save-steps 200"
 
 stage() {  # OUTPUT_DIR ARGS...: one training stage, skipped once finished
   [ -f "$1/metrics.json" ] && return 0
-  zhbert train ner $COMMON --output_dir "$@"
+  zhbert train ner $COMMON --output-dir "$@"
 }
 
 runs=()
 for pair in 42:2 3:3 7:7 11:11; do  # A's seed : B's seed (the first chain's B took seed 2)
   a=${pair%:*} b=${pair#*:}
-  stage "$OUT/a-s$a" --encoder base --epochs 4 --learning_rate 5e-4 --seed "$a"
-  stage "$OUT/b-s$b" --encoder "$OUT/a-s$a/model" --bilstm_layers 2 --bilstm_hidden 192 --epochs 2 \
-    --learning_rate 1e-4 --head_learning_rate 1e-3 --mention_runs PER --seed "$b"
+  stage "$OUT/a-s$a" --encoder base --epochs 4 --learning-rate 5e-4 --seed "$a"
+  stage "$OUT/b-s$b" --encoder "$OUT/a-s$a/model" --bilstm-layers 2 --bilstm-hidden 192 --epochs 2 \
+    --learning-rate 1e-4 --head-learning-rate 1e-3 --mention-runs PER --seed "$b"
   runs+=("$OUT/b-s$b/model")
 done
 

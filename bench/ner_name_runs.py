@@ -7,7 +7,7 @@ names, its training split 1.8% and its dev split 1.2%; ``bench/ner_split_overlap
 split cannot say whether a change helps there. The probe is the dev split with, in each sentence that
 has a person, one person replaced by a run of 2-5 people drawn from the dev split's own
 (``zhbert.data.mention_replacement.mention_runs``, seed 0): the same construction as the recipe's
-``--mention_runs``, whose copies draw from the training split instead. Prints each model's entity F1 on
+``--mention-runs``, whose copies draw from the training split instead. Prints each model's entity F1 on
 the plain dev split and on the probe, its recall of the probe's people inside and outside runs, and its
 merged spans (one predicted entity covering two or more gold ones).
 """

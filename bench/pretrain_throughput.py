@@ -2,7 +2,7 @@
 
 Both train the same BERT size on the same documents with the same AdamW step:
 
-* baseline (``run_mlm.py --line_by_line``): one document per row, truncated to
+* baseline (``run_mlm.py --line-by-line``): one document per row, truncated to
   ``--max-length``, padded per batch by ``DataCollatorForLanguageModeling``;
   ``BertForMaskedLM`` projects every position onto the vocabulary;
 * zhbert: documents packed into full blocks (no padding), whole-word masking,
@@ -81,7 +81,7 @@ def main() -> None:
         prepared = prepare(Dataset.from_dict({"text": texts}), tok, "wwm", num_proc=n)
         prep_rate[n] = chars / (time.perf_counter() - t)
 
-    # baseline: run_mlm --line_by_line
+    # baseline: run_mlm --line-by-line
     enc = tok(texts, truncation=True, max_length=args.max_length, return_special_tokens_mask=True)
     rows = [{"input_ids": i, "special_tokens_mask": m} for i, m in zip(enc["input_ids"], enc["special_tokens_mask"])]
     hf_collate = DataCollatorForLanguageModeling(tok, mlm_probability=0.15)

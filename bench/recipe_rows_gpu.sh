@@ -2,7 +2,7 @@
 # Recipe rows of bench/LOG.md run on one GPU machine, several recipes at a time (a mini encoder
 # leaves the GPU mostly idle; the CPU-side data work is what takes the time). JOBS holds one run per
 # line, "NAME RECIPE ARGS...", longest first; each run writes OUTDIR/NAME/ (metrics.json, model/
-# unless --no_save_model) and OUTDIR/NAME.log.
+# unless --no-save-model) and OUTDIR/NAME.log.
 #   ZHBERT_SHARED=/path/to/shared bash bench/recipe_rows_gpu.sh bench/gpu_jobs/rows.txt OUTDIR [PARALLEL]
 # With DEADLINE set (seconds since the epoch), a run still going then is stopped (rc=124), so a
 # caller with a fixed budget keeps time for what comes after.
@@ -16,7 +16,7 @@ one() {  # one() NAME RECIPE ARGS...: run it, print name, exit status and wall t
   local start=$SECONDS
   local limit=()
   [ -n "${DEADLINE:-}" ] && limit=(timeout $(( DEADLINE - $(date +%s) )))
-  "${limit[@]}" $PY recipes/"$@" --output_dir "$OUTDIR/$name" > "$OUTDIR/$name.log" 2>&1
+  "${limit[@]}" $PY recipes/"$@" --output-dir "$OUTDIR/$name" > "$OUTDIR/$name.log" 2>&1
   echo "$name rc=$? $((SECONDS - start))s"
 }
 export -f one

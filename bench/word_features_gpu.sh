@@ -3,7 +3,7 @@
 # `cws` (word features; settings chosen on the dev split, never on test) and recipe rows.
 #   bash bench/word_features_gpu.sh bench/gpu_jobs/word_features.txt WORKDIR BUDGET PARALLEL RETURNDIR
 # 1. every job of the list trains, several at a time, until BUDGET - 100 s (bench/recipe_rows_gpu.sh);
-#    the ner/cws candidates score on --score_on dev;
+#    the ner/cws candidates score on --score-on dev;
 # 2. each saved candidate is scored on test (ner: the SOURCES.md MSRA split and msra_test_bio.txt;
 #    cws: PKU test and the NLPCC-2016 dev file);
 # 3. the best candidate of each task by its dev score is exported in fp16 (as bundled) and its
@@ -23,8 +23,8 @@ for model in "$WORK"/*/model; do
   name=$(basename "$(dirname "$model")"); task=${name%%-*}
   case $task in ner) sets="msra msra-bio";; cws) sets="news+weibo";; *) continue;; esac
   for s in $sets; do
-    timeout $(( START + BUDGET - 30 - $(date +%s) )) $PY recipes/$task.py --dataset $s --evaluate_only "$model" \
-      --output_dir "$WORK/test/$name-$s" > "$WORK/test/$name-$s.log" 2>&1 &
+    timeout $(( START + BUDGET - 30 - $(date +%s) )) $PY recipes/$task.py --dataset $s --evaluate-only "$model" \
+      --output-dir "$WORK/test/$name-$s" > "$WORK/test/$name-$s.log" 2>&1 &
   done
 done; wait
 

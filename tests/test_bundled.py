@@ -1,5 +1,5 @@
 """The bundled models: each loads with zhbert.load, and re-evaluating it with its recipe
-(`--evaluate_only`) reproduces the scores recorded next to it and in bench/RESULTS.md."""
+(`--evaluate-only`) reproduces the scores recorded next to it and in bench/RESULTS.md."""
 
 import json
 import subprocess
@@ -36,9 +36,9 @@ def test_bundled_model_reproduces_its_recorded_score(name, shared, tmp_path):
             str(ROOT / "recipes" / RECIPES[name]),
             "--dataset",
             dataset,
-            "--evaluate_only",
+            "--evaluate-only",
             str(BUNDLED_DIR / name),
-            "--output_dir",
+            "--output-dir",
             str(tmp_path),
         ],
         capture_output=True,

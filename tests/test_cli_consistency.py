@@ -53,10 +53,14 @@ def test_bundled_names_where_a_folder_goes(tmp_path, shared):
 
 
 @pytest.mark.parametrize("command", [["train", "ner"], ["pretrain"]], ids=" ".join)
-def test_usage_shows_kebab_flags_and_an_unknown_flag_is_one_line_with_the_nearest(command):
+def test_one_help_format_kebab_flags_and_an_unknown_flag_is_one_line_with_the_nearest(command):
     out = _zhbert(*command, "--help")
-    usage = out.stdout.split("\n\n")[0]
-    assert out.returncode == 0 and "--max-steps" in usage and "--max_steps" not in usage, usage
+    assert out.returncode == 0 and out.stdout.startswith(f"Usage: zhbert {' '.join(command)} [OPTIONS]\n"), out.stdout[:300]
+    options = out.stdout.split("\nOptions:\n")[1]
+    assert "  --max-steps <int>" in options and "--max_steps" not in out.stdout, options
+    # laid out as the typer commands' help: Usage, the description indented, Options
+    typer_help = _zhbert("predict", "--help").stdout
+    assert typer_help.startswith("Usage: ") and "\nOptions:\n  --model <str>" in typer_help and "╭" not in typer_help, typer_help[:300]
     out = _zhbert(*command, "--max_stepz", "3")
     assert out.returncode == 2 and out.stderr == "zhbert: error: unknown option --max_stepz; did you mean --max-steps?\n", out.stderr
     out = _zhbert(*command, "--max_steps", "1", "stray")  # both spellings still parse; a stray word is named

@@ -140,11 +140,11 @@ def test_each_training_sentence_carries_its_standard_as_its_segment_id(tiny_enco
     assert batch["token_type_ids"][:3].eq(0).all() and batch["token_type_ids"][3:].eq(1).all()
     assert "token_type_ids" not in TaskCollator(tokenizer, HeadConfig(**BMES), 64)(examples)
 
-    with pytest.raises(ValueError, match="training sentence 0 .*names no annotation standard.*--extra_train_criterion"):
+    with pytest.raises(ValueError, match="training sentence 0 .*names no annotation standard.*--extra-train-criterion"):
         char_tag_examples(tokenizer, [{k: v for k, v in r.items() if k != "criterion"} for r in rows], data.labels, data.scheme, ["pku"])
     with pytest.raises(ValueError, match="training sentence 3: criterion 'weibo' is not one of this model's: pku, ctb"):
         char_tag_examples(tokenizer, rows, data.labels, data.scheme, ["pku", "ctb"])
-    with pytest.raises(ValueError, match="--extra_train_criterion names the standard of the sentences of --extra_train"):
+    with pytest.raises(ValueError, match="--extra-train-criterion names the standard of the sentences of --extra-train"):
         load_splits(RecipeArguments(dataset="news+weibo", extra_train_criterion="weibo"), "cws")
 
 
@@ -155,15 +155,15 @@ def test_cws_recipe_trains_and_scores_each_test_set_under_its_own_standard(tiny_
     silver.write_text("\n".join(" ".join(w) for w in read_peoples_daily()["words"][:24]) + "\n", encoding="utf-8")
     base = [sys.executable, str(ROOT / "recipes" / "cws.py"), "--preset", "tiny", "--window", "64", "--dataset", "news+weibo"]
     env = {**__import__("os").environ, "OMP_NUM_THREADS": "1"}
-    train = [*base, "--encoder", str(tiny_encoder), "--crf", "--criteria", "pku,weibo", "--output_dir", str(tmp_path / "mc")]
-    r = subprocess.run([*train, "--extra_train", str(silver), "--extra_train_criterion", "weibo"], capture_output=True, text=True, env=env)
+    train = [*base, "--encoder", str(tiny_encoder), "--crf", "--criteria", "pku,weibo", "--output-dir", str(tmp_path / "mc")]
+    r = subprocess.run([*train, "--extra-train", str(silver), "--extra-train-criterion", "weibo"], capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "+ CRF + criteria pku,weibo |" in r.stdout
     m = json.loads((tmp_path / "mc" / "metrics.json").read_text())
     assert m["head"]["criteria"] == ["pku", "weibo"] and {"zhbert", "zhbert_extra_test"} <= set(m["metrics"])
     # scored again from the folder: each test set under its standard again, the same figures
     folder = str(tmp_path / "mc" / "model")
-    again = [*base, "--evaluate_only", folder, "--output_dir", str(tmp_path / "again")]
+    again = [*base, "--evaluate-only", folder, "--output-dir", str(tmp_path / "again")]
     r2 = subprocess.run(again, capture_output=True, text=True, env=env)
     assert r2.returncode == 0, r2.stderr[-3000:]
     assert json.loads((tmp_path / "again" / "metrics.json").read_text())["metrics"] == m["metrics"]

@@ -1,4 +1,4 @@
-"""Soft-target distillation (`--distill_from`): the teacher's logits travel with the examples in the
+"""Soft-target distillation (`--distill-from`): the teacher's logits travel with the examples in the
 student's windows, the loss is the documented mix, training follows the teacher, and mismatched
 teachers are refused."""
 
@@ -65,7 +65,7 @@ def test_the_loss_mixes_the_tag_loss_and_the_softened_kl(tiny_encoder, tokenizer
     # a teacher that says what the student says adds nothing
     own = {**batch, "teacher_logits": out.logits.detach()}
     torch.testing.assert_close(distillation_loss(student, own, 0.3, 2.0), 0.7 * out.loss)
-    # a row's weight (--extra_train_weight) scales its soft terms as it scales its tag loss
+    # a row's weight (--extra-train-weight) scales its soft terms as it scales its tag loss
     weighted = {**batch, "example_weights": (torch.arange(len(batch["input_ids"])) % 2).float()}
     assert distillation_loss(student, weighted, 1.0, 1.0) < distillation_loss(student, batch, 1.0, 1.0)
 
@@ -144,18 +144,18 @@ def test_training_follows_the_teacher_and_mismatches_are_refused(tiny_encoder, t
 
 
 def test_cws_recipe_distils_from_a_trained_segmenter(tiny_encoder, tmp_path):
-    """`zhbert train cws --distill_from FOLDER`: the teacher (here a tiny cws trained first) reads the
-    training sentences, the run says so in its notes; with --evaluate_only, or its settings without a
+    """`zhbert train cws --distill-from FOLDER`: the teacher (here a tiny cws trained first) reads the
+    training sentences, the run says so in its notes; with --evaluate-only, or its settings without a
     teacher, it is refused."""
     _recipe("cws", tiny_encoder, tmp_path / "teacher", "--dataset", "pku")
     teacher = tmp_path / "teacher" / "model"
-    r, m = _recipe("cws", tiny_encoder, tmp_path / "student", "--dataset", "pku", "--distill_from", str(teacher), "--distill_alpha", "0.7")
-    assert f"soft targets from {teacher} (--distill_alpha 0.7, --distill_temperature 1.0)" in m["notes"]
+    r, m = _recipe("cws", tiny_encoder, tmp_path / "student", "--dataset", "pku", "--distill-from", str(teacher), "--distill-alpha", "0.7")
+    assert f"soft targets from {teacher} (--distill-alpha 0.7, --distill-temperature 1.0)" in m["notes"]
     assert json.loads((tmp_path / "student" / "model" / "config.json").read_text())["zhbert_head"]["labels"] == ["B", "M", "E", "S"]
     with pytest.raises(AssertionError, match="is a training option"):
-        _recipe("cws", tiny_encoder, tmp_path / "e", "--dataset", "pku", "--evaluate_only", str(teacher), "--distill_from", str(teacher))
+        _recipe("cws", tiny_encoder, tmp_path / "e", "--dataset", "pku", "--evaluate-only", str(teacher), "--distill-from", str(teacher))
     from zhbert.recipes.arguments import RecipeArguments
     from zhbert.recipes.common import finetune_config
 
-    with pytest.raises(ValueError, match="--distill_alpha, --distill_temperature: settings of --distill_from: give the teacher"):
+    with pytest.raises(ValueError, match="--distill-alpha, --distill-temperature: settings of --distill-from: give the teacher"):
         finetune_config(RecipeArguments(distill_alpha=0.7, distill_temperature=2.0))

@@ -69,8 +69,8 @@ def test_torchrun_two_processes(corpus_file, tmp_path):
         sys.executable,
         "-m",
         "torch.distributed.run",
-        "--nproc_per_node=2",
-        f"--master_port={_free_port()}",
+        "--nproc-per-node=2",
+        f"--master-port={_free_port()}",
         *PRETRAIN,
         "--corpus",
         str(corpus_file),
@@ -83,23 +83,23 @@ def test_torchrun_two_processes(corpus_file, tmp_path):
 
 
 def test_accelerate_launch_two_processes(corpus_file, tmp_path):
-    # --multi_gpu picks accelerate's torchrun launcher; without CUDA the Trainer uses gloo on CPU
+    # --multi-gpu picks accelerate's torchrun launcher; without CUDA the Trainer uses gloo on CPU
     # (accelerate's --cpu multi-process path needs an MPI installation instead)
     out, record = tmp_path / "out", tmp_path / "batches"
     cmd = [
         sys.executable,
         "-m",
         "accelerate.commands.launch",
-        "--multi_gpu",
-        "--num_processes",
+        "--multi-gpu",
+        "--num-processes",
         "2",
-        "--num_machines",
+        "--num-machines",
         "1",
-        "--mixed_precision",
+        "--mixed-precision",
         "no",
-        "--dynamo_backend",
+        "--dynamo-backend",
         "no",
-        f"--main_process_port={_free_port()}",
+        f"--main-process-port={_free_port()}",
         *PRETRAIN,
         "--corpus",
         str(corpus_file),

@@ -1,4 +1,4 @@
-"""`--document_context`: character taggers trained and scored on windows of consecutive whole
+"""`--document-context`: character taggers trained and scored on windows of consecutive whole
 sentences (real Resume sentences, in file order), each sentence's spans cut back out."""
 
 import pytest
@@ -88,7 +88,7 @@ def test_the_ner_recipe_trains_and_scores_documents_and_saves_a_packed_reader(sh
     assert "document context: consecutive sentences of each split packed into windows of up to 62 tokens" in trained["notes"]
     again = recipe.run(recipe.arguments(evaluate_only=str(tmp_path / "t" / "model"), output_dir=str(tmp_path / "e"), **common))
     assert again["metrics"] == trained["metrics"]
-    with pytest.raises(ValueError, match="--window_align sentence contradicts it"):
+    with pytest.raises(ValueError, match="--window-align sentence contradicts it"):
         recipe.run(recipe.arguments(encoder=str(tiny_encoder), output_dir=str(tmp_path / "x"), window_align="sentence", **common))
     tagging = RECIPES["tagging"]
     with pytest.raises(ValueError, match="token heads only, not a sequence head"):

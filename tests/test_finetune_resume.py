@@ -1,5 +1,5 @@
 """A fine-tuning recipe killed part way (kill -9) resumes from its last complete checkpoint with
-``--save_steps`` and ends on the same weights and dev scores as an uninterrupted run; a rerun with
+``--save-steps`` and ends on the same weights and dev scores as an uninterrupted run; a rerun with
 other settings is refused rather than resumed. Real Resume NER sentences, a tiny encoder."""
 
 import json
@@ -15,12 +15,12 @@ from safetensors.torch import load_file
 
 ROOT = Path(__file__).resolve().parents[1]
 # 32 sentences in batches of 8: 4 steps an epoch, 3 epochs; checkpoints at steps 4, 5, 8, 10 and 12
-FLAGS = ["--dataset", "resume", "--crf", "--preset", "tiny", "--window", "64", "--max_steps", "12", "--best_epoch_on_dev"]
-FLAGS += ["--save_steps", "5"]
+FLAGS = ["--dataset", "resume", "--crf", "--preset", "tiny", "--window", "64", "--max-steps", "12", "--best-epoch-on-dev"]
+FLAGS += ["--save-steps", "5"]
 
 
 def _ner(tiny_encoder, out, *extra, env=None):
-    cmd = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--encoder", str(tiny_encoder), "--output_dir", str(out), *FLAGS, *extra]
+    cmd = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--encoder", str(tiny_encoder), "--output-dir", str(out), *FLAGS, *extra]
     env = {**os.environ, "OMP_NUM_THREADS": "1", **(env or {})}
     return subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
 
@@ -73,18 +73,18 @@ def test_killed_run_resumes_to_the_same_weights_and_epoch_scores(tiny_encoder, t
 def test_a_rerun_with_other_settings_is_refused_not_resumed(tiny_encoder, tmp_path):
     r = _ner(tiny_encoder, tmp_path, env={"ZHBERT_FAULT_AT_STEP": "6"})
     assert r.returncode == -9
-    r = _ner(tiny_encoder, tmp_path, "--learning_rate", "1e-3")
+    r = _ner(tiny_encoder, tmp_path, "--learning-rate", "1e-3")
     assert r.returncode == 1
     err = r.stderr.strip().splitlines()[-1]
     assert err.startswith("error: ") and "checkpoints are from a different run" in err
     assert "config.learning_rate: null then, 0.001 now" in err and str(tmp_path / "checkpoints") in err
-    r = _ner(tiny_encoder, tmp_path, "--max_train_samples", "24")
+    r = _ner(tiny_encoder, tmp_path, "--max-train-samples", "24")
     assert r.returncode == 1 and "examples: 32 then, 24 now" in r.stderr
 
 
 def test_save_steps_must_not_be_negative(tiny_encoder, tmp_path):
-    r = _ner(tiny_encoder, tmp_path, "--save_steps", "-1")
-    assert r.returncode == 1 and "--save_steps must be 0 (no checkpoints) or more, got -1" in r.stderr
+    r = _ner(tiny_encoder, tmp_path, "--save-steps", "-1")
+    assert r.returncode == 1 and "--save-steps must be 0 (no checkpoints) or more, got -1" in r.stderr
 
 
 def test_batch_order_depends_on_the_seed_and_epoch_only():

@@ -249,7 +249,7 @@ def test_fine_tune_on_trainer_learns_weibo_posts(tiny_encoder, tokenizer, weibo_
 
 
 def test_keep_best_epoch_ends_on_the_best_scoring_epochs_weights(tiny_encoder, tokenizer, weibo_examples, tmp_path):
-    """`--best_epoch_on_dev`: the weights after training are the best epoch's, not the last's."""
+    """`--best-epoch-on-dev`: the weights after training are the best epoch's, not the last's."""
     from zhbert.training.finetune import FinetuneConfig, KeepBestEpoch, fine_tune
 
     model = new_head(tiny_encoder, HeadConfig(**HEADS["sequence"], window=64))
@@ -399,7 +399,7 @@ def test_bilstm_hidden_sizes_the_bilstm_and_is_read_back(tiny_encoder, tokenizer
 
 @pytest.mark.parametrize("crf", [False, True])
 def test_example_weights_scale_each_sentences_share_of_the_loss(tiny_encoder, tokenizer, ner_examples, crf):
-    """`--extra_train_weight`: a silver sentence of weight w adds w times its loss term; the mean
+    """`--extra-train-weight`: a silver sentence of weight w adds w times its loss term; the mean
     still runs over every row (softmax: every tag), so half-weight rows count half, in any batch."""
     head = HeadConfig(**HEADS["token"], crf=crf)
     model = new_head(tiny_encoder, head).eval()
@@ -419,7 +419,7 @@ def test_example_weights_scale_each_sentences_share_of_the_loss(tiny_encoder, to
 
 
 def test_fgm_moves_the_batchs_embeddings_along_the_gradient_and_puts_them_back(tiny_encoder, tokenizer, ner_examples, tmp_path):
-    """`--fgm_epsilon`: inside the adversarial pass the word embeddings of the batch's tokens are moved
+    """`--fgm-epsilon`: inside the adversarial pass the word embeddings of the batch's tokens are moved
     by epsilon (L2 norm) along the loss gradient; afterwards they are what they were, bit for bit;
     and every training step runs the model twice (clean, then adversarial)."""
     from zhbert.training.finetune import FinetuneConfig, fine_tune, perturbed_embeddings
@@ -454,7 +454,7 @@ def test_fgm_moves_the_batchs_embeddings_along_the_gradient_and_puts_them_back(t
 
 @pytest.mark.parametrize("kind", ["token-crf", "token"])
 def test_rdrop_adds_the_two_passes_disagreement_to_their_mean_loss(kind, tiny_encoder, tokenizer, ner_examples, tmp_path):
-    """`--rdrop_alpha`: two passes under different dropout draws; without dropout they agree and the
+    """`--rdrop-alpha`: two passes under different dropout draws; without dropout they agree and the
     loss is the plain loss, with it the KL term is positive and scaled as the head's own loss; training
     runs the model twice a step."""
     from zhbert.training.finetune import FinetuneConfig, fine_tune, rdrop_loss
@@ -496,7 +496,7 @@ def test_rdrop_adds_the_two_passes_disagreement_to_their_mean_loss(kind, tiny_en
 
 
 def test_layer_lr_decay_slows_the_lower_encoder_layers(tiny_encoder):
-    """`--layer_lr_decay D`: encoder layer i of L (from 1) learns at the rate x D^(L - i), the embeddings at
+    """`--layer-lr-decay D`: encoder layer i of L (from 1) learns at the rate x D^(L - i), the embeddings at
     x D^L, the pooler at the rate; the head stays at x20 and carried head layers, if asked, at the rate."""
     from zhbert.training.finetune import FinetuneConfig, _param_groups
 
@@ -520,7 +520,7 @@ def test_layer_lr_decay_slows_the_lower_encoder_layers(tiny_encoder):
 
 
 def test_recipe_head_rate_warmup_and_weight_decay_reach_the_optimizer(tiny_encoder, tmp_path):
-    """`--head_learning_rate`, `--warmup` and `--weight_decay` of a recipe's command line set the head's
+    """`--head-learning-rate`, `--warmup` and `--weight-decay` of a recipe's command line set the head's
     parameter group, the scheduler's warm-up and AdamW's decay; a rate of 0 or less is refused by name."""
     from zhbert.recipes.arguments import finalize_args, parse_args
     from zhbert.recipes.common import finetune_config
@@ -528,8 +528,8 @@ def test_recipe_head_rate_warmup_and_weight_decay_reach_the_optimizer(tiny_encod
 
     model = new_head(tiny_encoder, HeadConfig(**HEADS["token-crf"], window=64))
     names = {id(p): n for n, p in model.named_parameters()}
-    argv = ["--learning_rate", "2e-4", "--output_dir", str(tmp_path)]
-    flags = ["--head_learning_rate", "1e-2", "--warmup", "0.25", "--weight_decay", "0.05"]
+    argv = ["--learning-rate", "2e-4", "--output-dir", str(tmp_path)]
+    flags = ["--head-learning-rate", "1e-2", "--warmup", "0.25", "--weight-decay", "0.05"]
     default, chosen = (finetune_config(finalize_args(parse_args(argv + extra), "resume")) for extra in ([], flags))
     for cfg, head_rate in ((default, 2e-4 * 20), (chosen, 1e-2)):
         rate = {names[id(p)]: g["lr"] for g in _param_groups(model, cfg, frozen=False) for p in g["params"]}
@@ -539,53 +539,53 @@ def test_recipe_head_rate_warmup_and_weight_decay_reach_the_optimizer(tiny_encod
     assert (arguments.warmup_steps, arguments.weight_decay) == (0.25, 0.05)
     assert (default.warmup, default.weight_decay) == (0.1, 0.01)  # the recipes' defaults before these flags existed
     with pytest.raises(ValueError, match="head_learning_rate must be above 0, got 0.0"):
-        _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--head_learning_rate", "0"]), "resume")), frozen=False)
+        _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--head-learning-rate", "0"]), "resume")), frozen=False)
     with pytest.raises(ValueError, match="warmup and weight_decay must be 0 or more, got -1.0 and 0.01"):
         _param_groups(model, finetune_config(finalize_args(parse_args(argv + ["--warmup", "-1"]), "resume")), frozen=False)
 
 
 def test_recipe_dropout_flags_reach_the_model_and_its_folder(tiny_encoder, tokenizer, tmp_path):
-    """`--classifier_dropout` and `--hidden_dropout` set the head's and the encoder's dropout of the model
+    """`--classifier-dropout` and `--hidden-dropout` set the head's and the encoder's dropout of the model
     a recipe trains, are written to its config.json and read back; out-of-range values and the flags with
-    --evaluate_only are refused by name; without them the checkpoint's dropout stays."""
+    --evaluate-only are refused by name; without them the checkpoint's dropout stays."""
     from zhbert.recipes.arguments import finalize_args, parse_args
     from zhbert.recipes.common import prepare_model
 
     head = HeadConfig(**HEADS["token-crf"], window=64, bilstm_layers=1)
-    argv = ["--encoder", str(tiny_encoder), "--output_dir", str(tmp_path)]
+    argv = ["--encoder", str(tiny_encoder), "--output-dir", str(tmp_path)]
     default, _ = prepare_model(finalize_args(parse_args(argv), "resume"), head)
-    chosen, _ = prepare_model(finalize_args(parse_args(argv + ["--classifier_dropout", "0.3", "--hidden_dropout", "0.2"]), "resume"), head)
+    chosen, _ = prepare_model(finalize_args(parse_args(argv + ["--classifier-dropout", "0.3", "--hidden-dropout", "0.2"]), "resume"), head)
     checkpoint = default.config.hidden_dropout_prob
     assert default.dropout.p == checkpoint and default.bert.encoder.layer[0].output.dropout.p == checkpoint
     assert chosen.dropout.p == 0.3 and chosen.bert.encoder.layer[0].output.dropout.p == 0.2
     back = load_head(save_head(chosen, tokenizer, tmp_path / "model"))
     assert (back.config.classifier_dropout, back.config.hidden_dropout_prob, back.dropout.p) == (0.3, 0.2, 0.3)
     with pytest.raises(ValueError, match=r"classifier_dropout is a probability in \[0, 1\), got 1.0"):
-        prepare_model(finalize_args(parse_args(argv + ["--classifier_dropout", "1"]), "resume"), head)
-    evaluate = ["--evaluate_only", str(tmp_path / "model"), "--hidden_dropout", "0.2"]
-    with pytest.raises(ValueError, match="--hidden_dropout is a training option"):
+        prepare_model(finalize_args(parse_args(argv + ["--classifier-dropout", "1"]), "resume"), head)
+    evaluate = ["--evaluate-only", str(tmp_path / "model"), "--hidden-dropout", "0.2"]
+    with pytest.raises(ValueError, match="--hidden-dropout is a training option"):
         prepare_model(finalize_args(parse_args(argv + evaluate), "resume"), head)
 
 
 def test_init_seed_gives_runs_of_other_seeds_the_same_first_weights(tiny_encoder, tmp_path):
-    """`--init_seed` draws a run's first weights (new head layers, word-feature tables) apart from `--seed`:
+    """`--init-seed` draws a run's first weights (new head layers, word-feature tables) apart from `--seed`:
     runs that share it start equal whatever their seeds (the setting a soup averages), runs that do not
-    start apart; with --evaluate_only it is refused by name."""
+    start apart; with --evaluate-only it is refused by name."""
     from zhbert.recipes.arguments import finalize_args, parse_args
     from zhbert.recipes.common import prepare_model
 
     head = HeadConfig(**HEADS["token-crf"], window=64, lexicon="jieba", lexicon_dim=8)
-    argv = ["--encoder", str(tiny_encoder), "--output_dir", str(tmp_path)]
+    argv = ["--encoder", str(tiny_encoder), "--output-dir", str(tmp_path)]
 
     def first_weights(*extra):
         model, _ = prepare_model(finalize_args(parse_args(argv + list(extra)), "resume"), head)
         return {k: v for k, v in model.state_dict().items() if not k.startswith("bert.")}
 
-    shared = [first_weights("--seed", seed, "--init_seed", "42") for seed in ("2", "3")]
+    shared = [first_weights("--seed", seed, "--init-seed", "42") for seed in ("2", "3")]
     own = first_weights("--seed", "2")
     assert shared[0].keys() == own.keys() and any(k.startswith("word_features.") for k in own)
     assert all(torch.equal(shared[0][k], shared[1][k]) for k in own)
     assert all(torch.equal(shared[0][k], v) for k, v in first_weights().items())  # --seed 42, the default
     assert not torch.equal(shared[0]["classifier.weight"], own["classifier.weight"])
-    with pytest.raises(ValueError, match="--init_seed draws the first weights of a model to train; .* is only scored"):
-        prepare_model(finalize_args(parse_args(argv + ["--init_seed", "1", "--evaluate_only", str(tmp_path)]), "resume"), head)
+    with pytest.raises(ValueError, match="--init-seed draws the first weights of a model to train; .* is only scored"):
+        prepare_model(finalize_args(parse_args(argv + ["--init-seed", "1", "--evaluate-only", str(tmp_path)]), "resume"), head)

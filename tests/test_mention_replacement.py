@@ -1,4 +1,4 @@
-"""`--mention_replacement`: NER training copies with entities swapped for training entities of the same type."""
+"""`--mention-replacement`: NER training copies with entities swapped for training entities of the same type."""
 
 import pytest
 
@@ -49,9 +49,9 @@ def test_the_recipe_adds_the_copies_to_training_only_and_says_so(shared):
     assert data.train[:300] == plain.train and len(data.train) > 500
     assert data.test == plain.test and data.dev == plain.dev
     assert any(n.startswith(f"mention replacement: {len(data.train) - 300:,} copies") for n in data.notes)
-    with pytest.raises(ValueError, match="--mention_replacement swaps entities of the same type: ner only, not cws"):
+    with pytest.raises(ValueError, match="--mention-replacement swaps entities of the same type: ner only, not cws"):
         load_splits(RecipeArguments(dataset="pku", mention_replacement=1, max_train_samples=10), "cws")
-    with pytest.raises(ValueError, match="--mention_replacement is a training option: --evaluate_only m trains nothing"):
+    with pytest.raises(ValueError, match="--mention-replacement is a training option: --evaluate-only m trains nothing"):
         load_splits(RecipeArguments(dataset="resume", mention_replacement=1, evaluate_only="m"), "ner")
 
 
@@ -88,9 +88,9 @@ def test_the_recipe_adds_runs_to_training_only_and_names_a_wrong_type(shared):
     data = load_splits(RecipeArguments(dataset="resume", max_train_samples=200, mention_runs="NAME", seed=3), "ner")
     assert data.train[:200] == plain.train and data.dev == plain.dev and data.test == plain.test
     assert any(n.startswith(f"mention runs: {len(data.train) - 200:,} copies of training sentences, one NAME entity") for n in data.notes)
-    with pytest.raises(ValueError, match=r"--mention_runs PER: mention runs: no mentions of type PER to draw from \(types: .*NAME"):
+    with pytest.raises(ValueError, match=r"--mention-runs PER: mention runs: no mentions of type PER to draw from \(types: .*NAME"):
         load_splits(RecipeArguments(dataset="resume", max_train_samples=200, mention_runs="PER"), "ner")
-    with pytest.raises(ValueError, match="--mention_runs writes entities of one type back to back: ner only, not cws"):
+    with pytest.raises(ValueError, match="--mention-runs writes entities of one type back to back: ner only, not cws"):
         load_splits(RecipeArguments(dataset="pku", mention_runs="PER", max_train_samples=10), "cws")
-    with pytest.raises(ValueError, match="--mention_runs is a training option: --evaluate_only m trains nothing"):
+    with pytest.raises(ValueError, match="--mention-runs is a training option: --evaluate-only m trains nothing"):
         load_splits(RecipeArguments(dataset="resume", mention_runs="PER", evaluate_only="m"), "ner")

@@ -204,7 +204,7 @@ def test_the_greedy_soup_keeps_a_run_only_if_the_score_holds(tiny_encoder, token
 
 def test_the_greedy_soup_from_the_command_line_scores_on_a_dev_split(tiny_encoder, tokenizer, ner_batch, tmp_path):
     """`zhbert soup --greedy ner --dataset peoples_daily`: every run is scored on the dev split as
-    `zhbert train ner --evaluate_only RUN --score_on dev` scores it, and the manifest keeps the scores."""
+    `zhbert train ner --evaluate-only RUN --score-on dev` scores it, and the manifest keeps the scores."""
     from zhbert.recipes import recipe
 
     runs = [_run(tiny_encoder, tokenizer, ner_batch, seed, tmp_path / f"s{seed}") for seed in (1, 2)]
@@ -219,7 +219,7 @@ def test_the_greedy_soup_from_the_command_line_scores_on_a_dev_split(tiny_encode
     manifest = json.loads((tmp_path / "greedy" / MANIFEST).read_text(encoding="utf-8"))
     expected = [recipe("ner").dev_score(r, dataset="peoples_daily", max_eval_samples=24) for r in runs]
     assert [r["score"] for r in manifest["greedy"]["runs"]] == expected
-    assert manifest["greedy"]["metric"] == "zhbert train ner --score_on dev: peoples_daily dev split"
+    assert manifest["greedy"]["metric"] == "zhbert train ner --score-on dev: peoples_daily dev split"
     assert f"greedy soup: run 1 {runs[0]} dev {100 * expected[0]:.2f}" in out.stderr
     best = 100 * manifest["greedy"]["score"]
     if len(manifest["ingredients"]) == 2:  # stdout is the soup's one line (the recipe's result rows go to stderr)

@@ -21,7 +21,7 @@ def _recipe(name, tiny_encoder, out, *extra):
         "tiny",
         "--window",
         "64",
-        "--output_dir",
+        "--output-dir",
         str(out),
         *extra,
     ]
@@ -38,7 +38,7 @@ def test_cws_recipe(tiny_encoder, tmp_path):
     assert 0.7 < j["f1"] < 1.0  # jieba's default model on real PKU test sentences
     assert "| cws-pku |" in r.stdout
     # the saved model re-evaluates to the same score
-    r2, m2 = _recipe("cws", tiny_encoder, tmp_path / "again", "--dataset", "pku", "--evaluate_only", str(tmp_path / "cws" / "model"))
+    r2, m2 = _recipe("cws", tiny_encoder, tmp_path / "again", "--dataset", "pku", "--evaluate-only", str(tmp_path / "cws" / "model"))
     assert m2["metrics"]["zhbert"] == z
 
 
@@ -46,7 +46,7 @@ def test_cws_recipe(tiny_encoder, tmp_path):
     "dataset, extra",
     # resume: the BERT paper's feature-based NER head (frozen encoder, two-layer BiLSTM), under a CRF
     # weibo: a small hashed bigram table (kebab-case flags, as the CLI spells them)
-    [("resume", ["--crf", "--mode", "frozen", "--bilstm_layers", "2"]), ("weibo", ["--bigram-dim", "8", "--bigram-buckets", "512"])],
+    [("resume", ["--crf", "--mode", "frozen", "--bilstm-layers", "2"]), ("weibo", ["--bigram-dim", "8", "--bigram-buckets", "512"])],
 )
 def test_ner_recipe(dataset, extra, tiny_encoder, tmp_path):
     r, m = _recipe("ner", tiny_encoder, tmp_path / "ner", "--dataset", dataset, *extra)
@@ -99,7 +99,7 @@ def test_recipe_names_a_missing_dataset_file(tiny_encoder, tmp_path):
         str(tiny_encoder),
         "--preset",
         "tiny",
-        "--output_dir",
+        "--output-dir",
         str(tmp_path / "out"),
     ]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, "ZHBERT_SHARED": str(shared)})
@@ -124,7 +124,7 @@ def test_pos_recipe_and_its_folder(tiny_encoder, tmp_path):
     assert len(data.test) > 1000 and not {r["text"] for r in data.test} & {r["text"] for r in data.train}
     assert {"n", "v", "w", "nr", "ns"} <= {p for r in data.train[:2000] for p in r["pos"]}
     saved = str(tmp_path / "pos" / "model")
-    r2, m2 = _recipe("pos", tiny_encoder, tmp_path / "again", "--dataset", "peoples_daily", "--evaluate_only", saved)
+    r2, m2 = _recipe("pos", tiny_encoder, tmp_path / "again", "--dataset", "peoples_daily", "--evaluate-only", saved)
     assert m2["metrics"]["zhbert"] == z  # save / load round trip: the same predictions
     tagger = zhbert.load(str(tmp_path / "pos" / "model"), web_units=False)
     text = data.test[0]["text"]
@@ -134,7 +134,7 @@ def test_pos_recipe_and_its_folder(tiny_encoder, tmp_path):
 
 @pytest.mark.parametrize("dataset", ["usual", "nlpcc2014"])
 def test_tagging_recipe(dataset, tiny_encoder, tmp_path):
-    r, m = _recipe("tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window_pool", "mean-max")
+    r, m = _recipe("tagging", tiny_encoder, tmp_path / "t", "--dataset", dataset, "--window-pool", "mean-max")
     if dataset == "usual":
         assert 0 <= m["metrics"]["macro_f1"] <= 1 and len(m["metrics"]["per_label_f1"]) == 6
     else:
@@ -148,7 +148,7 @@ def test_tagging_recipe(dataset, tiny_encoder, tmp_path):
 
 @pytest.mark.parametrize("dataset, encoding", [("afqmc", "cross"), ("lcqmc", "bi"), ("sts", "cross")])
 def test_matching_recipe(dataset, encoding, tiny_encoder, tmp_path):
-    r, m = _recipe("matching", tiny_encoder, tmp_path / "m", "--dataset", dataset, "--pair_encoding", encoding)
+    r, m = _recipe("matching", tiny_encoder, tmp_path / "m", "--dataset", dataset, "--pair-encoding", encoding)
     if dataset == "sts":
         assert -1 <= m["metrics"]["pearson"] <= 1
     else:
@@ -227,14 +227,14 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     silver = tmp_path / "silver.txt"
     words = read_peoples_daily()["words"][:40]
     silver.write_text("\n".join(" ".join(w) for w in words) + "\n", encoding="utf-8")
-    _, m = _recipe("cws", out, tmp_path / "cws", "--dataset", "pku", "--extra_train", str(silver), "--extra_train_weight", "0.5")
+    _, m = _recipe("cws", out, tmp_path / "cws", "--dataset", "pku", "--extra-train", str(silver), "--extra-train-weight", "0.5")
     base_examples = _recipe("cws", out, tmp_path / "cws0", "--dataset", "pku")[1]["train_examples"]
     assert m["train_examples"] == base_examples + 40
     assert any("extra train: 40 sentences" in n and n.endswith(", each weighing 0.5 in the loss") for n in m["notes"])
     from zhbert.recipes.arguments import RecipeArguments
     from zhbert.recipes.common import load_splits
 
-    with pytest.raises(ValueError, match="--extra_train_weight weighs the sentences of --extra_train: give the file"):
+    with pytest.raises(ValueError, match="--extra-train-weight weighs the sentences of --extra-train: give the file"):
         load_splits(RecipeArguments(dataset="pku", extra_train_weight=0.5), "cws")
     with pytest.raises(ValueError, match="at most 1 .a gold sentence's weight., got 2.0"):
         load_splits(RecipeArguments(dataset="pku", extra_train=str(silver), extra_train_weight=2.0), "cws")
@@ -276,7 +276,7 @@ def test_ner_extra_training_text_in_the_datasets_tags(tmp_path):
 
 
 def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
-    """`--score_on dev`: settings (a learning rate, say) chosen without looking at test."""
+    """`--score-on dev`: settings (a learning rate, say) chosen without looking at test."""
     from zhbert.data.tasks import load_task_data
     from zhbert.recipes.arguments import RecipeArguments
     from zhbert.recipes.common import load_splits
@@ -285,12 +285,12 @@ def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
     data = load_splits(RecipeArguments(dataset="usual", score_on="dev", max_eval_samples=300), "tagging")
     assert data.test == full.dev[:300] and data.eval_split == "dev" and "scored on the dev split" in data.notes[-1]
     assert load_splits(RecipeArguments(dataset="usual"), "tagging").test == full.test
-    with pytest.raises(ValueError, match="--score_on must be test or dev"):
+    with pytest.raises(ValueError, match="--score-on must be test or dev"):
         load_splits(RecipeArguments(dataset="usual", score_on="train"), "tagging")
 
 
 def test_add_dev_to_train_trains_on_the_dev_split_and_refuses_to_score_on_it():
-    """`--add_dev_to_train`: the final fit on train + dev once the settings were chosen on dev; the dev
+    """`--add-dev-to-train`: the final fit on train + dev once the settings were chosen on dev; the dev
     split is gone, so nothing can be scored or chosen on it, and a segmenter's OOV words count it as seen."""
     from zhbert.data.tasks import load_task_data
     from zhbert.recipes.arguments import RecipeArguments
@@ -299,15 +299,15 @@ def test_add_dev_to_train_trains_on_the_dev_split_and_refuses_to_score_on_it():
     full = load_task_data("ner", "resume")
     data = load_splits(RecipeArguments(dataset="resume", add_dev_to_train=True), "ner")
     assert data.train == full.train + full.dev and data.dev == [] and data.test == full.test
-    assert data.notes[-1] == "trained on train + dev (--add_dev_to_train): 3,819 + 463 examples"
+    assert data.notes[-1] == "trained on train + dev (--add-dev-to-train): 3,819 + 463 examples"
     pku = load_task_data("cws", "pku")
     seen = load_splits(RecipeArguments(dataset="pku", add_dev_to_train=True), "cws").train_words
     assert seen == pku.train_words | {w for r in pku.dev for w in r["words"]} and seen > pku.train_words
     refusals = {
-        "--score_on dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, score_on="dev"),
-        "--best_epoch_on_dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, best_epoch_on_dev=True),
+        "--score-on dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, score_on="dev"),
+        "--best-epoch-on-dev cannot score on it as well": RecipeArguments(dataset="resume", add_dev_to_train=True, best_epoch_on_dev=True),
         "ner-cluener is scored on its dev split": RecipeArguments(dataset="cluener", add_dev_to_train=True),
-        "--evaluate_only m trains nothing": RecipeArguments(dataset="resume", add_dev_to_train=True, evaluate_only="m"),
+        "--evaluate-only m trains nothing": RecipeArguments(dataset="resume", add_dev_to_train=True, evaluate_only="m"),
     }
     for message, args in refusals.items():
         with pytest.raises(ValueError, match=message):
@@ -327,22 +327,22 @@ def test_flags_that_choose_the_final_weights_refuse_what_they_cannot_do(tiny_enc
         RecipeArguments(dataset="resume", score_on="dev", best_epoch_on_dev=True),
         RecipeArguments(dataset="cluener", best_epoch_on_dev=True),
     ):
-        with pytest.raises(ValueError, match="--best_epoch_on_dev chooses the epoch on the dev split.*optimistic"):
+        with pytest.raises(ValueError, match="--best-epoch-on-dev chooses the epoch on the dev split.*optimistic"):
             dev_scorer(args, load_splits(args, "ner"), None, None, evaluate)
     both = RecipeArguments(dataset="resume", best_epoch_on_dev=True, average_last_epochs=3)
     with pytest.raises(ValueError, match="each choose the final weights: give one"):
         fit(both, load_splits(both, "ner"), None, None, lambda: [], evaluate)
     plain = RecipeArguments(dataset="resume", encoder=str(tiny_encoder), carried_at_encoder_lr=True)
-    with pytest.raises(ValueError, match="--carried_at_encoder_lr: --encoder .* is not a zhbert task folder"):
+    with pytest.raises(ValueError, match="--carried-at-encoder-lr: --encoder .* is not a zhbert task folder"):
         fit(plain, load_splits(plain, "ner"), types.SimpleNamespace(carried_head_parameters=()), None, lambda: [], evaluate)
 
 
 def test_best_epoch_on_dev_scores_every_epoch_with_the_recipes_scorer(tiny_encoder, tmp_path):
     r, m = _recipe(
-        "ner", tiny_encoder, tmp_path / "ner", "--dataset", "resume", "--crf", "--epochs", "3", "--max_steps", "12", "--best_epoch_on_dev"
+        "ner", tiny_encoder, tmp_path / "ner", "--dataset", "resume", "--crf", "--epochs", "3", "--max-steps", "12", "--best-epoch-on-dev"
     )
     note = m["notes"][-1]
-    assert note.startswith("epoch chosen on dev (--best_epoch_on_dev): ") and " of 3; dev score per epoch: " in note
+    assert note.startswith("epoch chosen on dev (--best-epoch-on-dev): ") and " of 3; dev score per epoch: " in note
     per_epoch = [float(x) for x in note.rsplit(": ", 1)[1].split(", ")]
     chosen = int(note.split(": ")[1].split(" of ")[0])
     assert len(per_epoch) == 3 and per_epoch[chosen - 1] == max(per_epoch)
@@ -353,7 +353,7 @@ def test_matching_refuses_pairs_longer_than_its_window_before_training(tiny_enco
     """Real AFQMC pairs that do not fit a 32-token cross-encoder window are counted per split
     and refused up front (no checkpoint written); --truncate trains on the same data."""
     cmd = [sys.executable, str(ROOT / "recipes" / "matching.py"), "--encoder", str(tiny_encoder), "--preset", "tiny"]
-    cmd += ["--dataset", "afqmc", "--window", "32", "--output_dir", str(tmp_path / "m")]
+    cmd += ["--dataset", "afqmc", "--window", "32", "--output-dir", str(tmp_path / "m")]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     assert r.returncode != 0
     assert "train pairs (the longest" in r.stderr and "32-token window" in r.stderr and "--truncate" in r.stderr, r.stderr[-2000:]
@@ -363,7 +363,7 @@ def test_matching_refuses_pairs_longer_than_its_window_before_training(tiny_enco
 
 
 def test_evaluate_only_reads_as_its_flags_say(tiny_encoder, tmp_path):
-    """``--evaluate_only MODEL --truncate`` scores the saved head on first windows. It used to
+    """``--evaluate-only MODEL --truncate`` scores the saved head on first windows. It used to
     keep the saved head's reading and only record the flag: a "first window" cross-read of a
     windowed `sources` model that scored every window, to the digit."""
     from dataclasses import replace

@@ -90,7 +90,7 @@ def test_fine_tuning_stops_when_the_vocabulary_cannot_read_the_text(english_enco
 
     tok = zhbert.tokenizer.load_tokenizer(english_encoder)
     examples = [{"input_ids": list(e.ids)} for e in encode(tok, pd_sentences[:50])]
-    with pytest.raises(ValueError, match=r"\[UNK\].*--max_unk_rate 1"):
+    with pytest.raises(ValueError, match=r"\[UNK\].*--max-unk-rate 1"):
         check_unk_share(examples, tok, 0.05)
     assert check_unk_share(examples, tok, 1.0) > 0.9
     zh = build_tokenizer()

@@ -80,7 +80,7 @@ def test_seeding_sets_each_row_to_the_count_weighted_mean_of_its_items(vectors, 
 
 
 def test_tables_trained_in_a_task_folder_are_kept_and_new_ones_seeded(vectors, tiny_encoder, tokenizer, tmp_path):
-    """`--encoder ner --bigram_dim 6 --static_embeddings ...`: the lexicon table the `ner` folder
+    """`--encoder ner --bigram-dim 6 --static-embeddings ...`: the lexicon table the `ner` folder
     trained carries over untouched; only the bigram table, new in this head, starts from word2vec."""
     from zhbert.heads import save_head
 
@@ -100,7 +100,7 @@ def test_tables_trained_in_a_task_folder_are_kept_and_new_ones_seeded(vectors, t
     # from a plain encoder nothing is carried: both tables are seeded
     fresh = new_head(tiny_encoder, _head(lexicon="jieba", lexicon_dim=8, lexicon_buckets=512))
     assert fresh.carried_word_tables == () and seed_word_features(fresh, tokenizer, out)["lexicon"]["rows"] > 0
-    # `--carried_at_encoder_lr`: the carried lexicon tables train at the encoder's rate, the new
+    # `--carried-at-encoder-lr`: the carried lexicon tables train at the encoder's rate, the new
     # bigram table, output layer and CRF at the head's
     from zhbert.training.finetune import FinetuneConfig, _param_groups
 
@@ -120,7 +120,7 @@ def test_seeding_errors_name_the_folder_and_the_problem(vectors, tiny_encoder, t
     out, _ = vectors
     with pytest.raises(ValueError, match=r"word vectors have 8 dimensions, the head's table 16"):
         seed_word_features(new_head(tiny_encoder, _head(lexicon="jieba", lexicon_dim=16)), tokenizer, out)
-    with pytest.raises(ValueError, match="give the head --lexicon and/or --bigram_dim"):
+    with pytest.raises(ValueError, match="give the head --lexicon and/or --bigram-dim"):
         seed_word_features(new_head(tiny_encoder, _head()), tokenizer, out)
     with pytest.raises(FileNotFoundError, match=f"{tmp_path}/{MANIFEST}: missing"):
         seed_word_features(new_head(tiny_encoder, _head(bigram_dim=6)), tokenizer, tmp_path)
@@ -146,9 +146,9 @@ def test_the_recipe_starts_its_tables_from_the_vectors(vectors, tiny_encoder, tm
     out, _ = vectors
     recipe = Path(__file__).resolve().parents[1] / "recipes" / "ner.py"
     common = [sys.executable, str(recipe), "--dataset", "weibo", "--encoder", str(tiny_encoder), "--preset", "tiny", "--window", "64"]
-    features = ["--lexicon", "jieba", "--lexicon_dim", "8", "--bigram_dim", "6", "--static_embeddings", str(out)]
+    features = ["--lexicon", "jieba", "--lexicon-dim", "8", "--bigram-dim", "6", "--static-embeddings", str(out)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    r = subprocess.run([*common, *features, "--output_dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600, env=env)
+    r = subprocess.run([*common, *features, "--output-dir", str(tmp_path / "run")], capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"word features seeded from {out}: {{'lexicon': {{'rows': " in r.stdout
     assert "+ lexicon jieba + bigrams 6 (word2vec start) |" in r.stdout
@@ -156,6 +156,6 @@ def test_the_recipe_starts_its_tables_from_the_vectors(vectors, tiny_encoder, tm
     assert record["arguments"]["static_embeddings"] == str(out)
     model = str(tmp_path / "run" / "model")
     r = subprocess.run(
-        [*common, *features, "--evaluate_only", model, "--output_dir", str(tmp_path / "again")], capture_output=True, text=True, env=env
+        [*common, *features, "--evaluate-only", model, "--output-dir", str(tmp_path / "again")], capture_output=True, text=True, env=env
     )
-    assert r.returncode != 0 and "--evaluate_only trains nothing" in r.stderr
+    assert r.returncode != 0 and "--evaluate-only trains nothing" in r.stderr

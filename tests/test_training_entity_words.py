@@ -1,4 +1,4 @@
-"""corpora/training_entity_words.py and `--lexicon_words`: a domain word list from a training
+"""corpora/training_entity_words.py and `--lexicon-words`: a domain word list from a training
 split's entities, trained into a lexicon head and kept in its folder."""
 
 import os
@@ -42,14 +42,14 @@ def test_a_recipe_trains_with_the_word_list_and_evaluates_from_its_folder(shared
     assert r.returncode == 0, r.stderr[-3000:]
     assert "entities of 3,819 training sentences (ORG " in r.stdout and words.read_text(encoding="utf-8").startswith("董事\tTITLE\n")
     recipe = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--dataset", "resume", "--preset", "tiny", "--crf"]
-    train = [*recipe, "--encoder", str(tiny_encoder), "--output_dir", str(tmp_path / "t"), "--lexicon_words", str(words)]
-    r = subprocess.run([*train, "--lexicon", "jieba", "--lexicon_dim", "8"], capture_output=True, text=True, timeout=900, env=env)
+    train = [*recipe, "--encoder", str(tiny_encoder), "--output-dir", str(tmp_path / "t"), "--lexicon-words", str(words)]
+    r = subprocess.run([*train, "--lexicon", "jieba", "--lexicon-dim", "8"], capture_output=True, text=True, timeout=900, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "+ lexicon jieba + resume-words.txt |" in r.stdout
     assert (tmp_path / "t" / "model" / "lexicon_words.txt").read_bytes() == words.read_bytes()
-    again = [*recipe, "--evaluate_only", str(tmp_path / "t" / "model"), "--output_dir", str(tmp_path / "e")]
-    r = subprocess.run([*again, "--lexicon_words", str(words)], capture_output=True, text=True, timeout=900, env=env)
-    assert r.returncode == 1 and "--lexicon_words is a training option" in r.stderr
+    again = [*recipe, "--evaluate-only", str(tmp_path / "t" / "model"), "--output-dir", str(tmp_path / "e")]
+    r = subprocess.run([*again, "--lexicon-words", str(words)], capture_output=True, text=True, timeout=900, env=env)
+    assert r.returncode == 1 and "--lexicon-words is a training option" in r.stderr
     r = subprocess.run(again, capture_output=True, text=True, timeout=900, env=env)
     assert r.returncode == 0, r.stderr[-3000:]
     r = subprocess.run(train, capture_output=True, text=True, timeout=900, env=env)

@@ -54,7 +54,7 @@ def pairs_tsv(datasets_dir, tmp_path_factory):
 
 def _train(task, train_file, encoder, out, *extra):
     cmd = [sys.executable, "-m", "zhbert", "train", task, "--train-file", str(train_file), "--encoder", str(encoder)]
-    cmd += ["--preset", "tiny", "--max_steps", "4", "--output-dir", str(out), *map(str, extra)]
+    cmd += ["--preset", "tiny", "--max-steps", "4", "--output-dir", str(out), *map(str, extra)]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
 
 

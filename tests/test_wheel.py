@@ -75,7 +75,7 @@ def test_study_modes_help(installed):
 def test_train_ner_tiny_on_the_bundled_encoder(installed):
     bin_dir, work, env = installed
     r = subprocess.run(
-        [str(bin_dir / "zhbert"), "train", "ner", "--preset", "tiny", "--output_dir", "runs/ner"],
+        [str(bin_dir / "zhbert"), "train", "ner", "--preset", "tiny", "--output-dir", "runs/ner"],
         cwd=work,
         env=env,
         capture_output=True,

@@ -151,7 +151,7 @@ def test_a_task_folder_starts_another_task(tiny_encoder, tokenizer, tmp_path):
 
 
 def test_carry_output_layer_continues_the_same_task_and_refuses_another(tiny_encoder, tokenizer, tmp_path, pd_sentences):
-    """`--carry_output_layer` (a student's later stages): every weight of a folder of the same task,
+    """`--carry-output-layer` (a student's later stages): every weight of a folder of the same task,
     output layer and CRF included, carries over bit for bit, so the new head tags as the saved one
     did before any training; other tags, another order, no CRF, other features or a plain encoder
     are refused by name."""
@@ -187,18 +187,18 @@ def test_carry_output_layer_continues_the_same_task_and_refuses_another(tiny_enc
         (replace(same, bilstm_layers=1), "its head has bilstm_layers=0, this one 1"),
     )
     for head, problem in refused:
-        with pytest.raises(ModelLoadError, match=f"first: --carry_output_layer: {problem}"):
+        with pytest.raises(ModelLoadError, match=f"first: --carry-output-layer: {problem}"):
             new_head(tmp_path / "first", head, carry_output_layer=True)
-    with pytest.raises(ModelLoadError, match="--carry_output_layer: not a zhbert task folder"):
+    with pytest.raises(ModelLoadError, match="--carry-output-layer: not a zhbert task folder"):
         new_head(tiny_encoder, same, carry_output_layer=True)
     # the recipe's flag: refused where it cannot mean anything
     from zhbert.recipes.arguments import finalize_args, parse_args
     from zhbert.recipes.common import prepare_model
 
-    argv = ["--encoder", str(tmp_path / "first"), "--output_dir", str(tmp_path / "out"), "--carry_output_layer"]
-    misuse = ((["--random_init"], "--random_init draws every weight anew"), (["--evaluate_only", str(tmp_path / "first")], "only scored"))
+    argv = ["--encoder", str(tmp_path / "first"), "--output-dir", str(tmp_path / "out"), "--carry-output-layer"]
+    misuse = ((["--random-init"], "--random-init draws every weight anew"), (["--evaluate-only", str(tmp_path / "first")], "only scored"))
     for extra, problem in misuse:
-        with pytest.raises(ValueError, match=f"--carry_output_layer .*{problem}"):
+        with pytest.raises(ValueError, match=f"--carry-output-layer .*{problem}"):
             prepare_model(finalize_args(parse_args(argv + extra), "pku"), same)
     continued, _ = prepare_model(finalize_args(parse_args(argv), "pku"), same)
     assert torch.equal(continued.crf.transitions, first.crf.transitions)
@@ -215,7 +215,7 @@ def test_a_different_dictionary_is_refused_by_name(tiny_encoder, tokenizer, tmp_
 
 
 def test_a_word_list_trained_into_the_lexicon_travels_with_the_folder(tiny_encoder, tokenizer, tmp_path, pd_sentences):
-    """`--lexicon_words`: a domain word list joins jieba's words for training; the folder keeps it
+    """`--lexicon-words`: a domain word list joins jieba's words for training; the folder keeps it
     (lexicon_words.txt, checksummed) and a loaded head matches its words as the trained one did."""
     words = tmp_path / "domain.txt"
     words.write_text("\ufeff鑫淼垚\tORG\r\n高级经济师\tTITLE\r\n", encoding="utf-8")  # a BOM and CRLF, as users write them

@@ -18,7 +18,7 @@ POS_MARKER = "zhbert_pos.json"  # zhbert/pos_on_segmenter.py: a POS head over a 
 
 # short name -> (folder, how to make it). The task models: full training sets, 3 epochs, fine-tuned on one
 # GPU with bench/recipe_rows_gpu.sh (bench/gpu_jobs/full.txt); on a CPU the same command takes longer.
-_FT = "--encoder base --epochs 3 --learning_rate 2e-4"
+_FT = "--encoder base --epochs 3 --learning-rate 2e-4"
 BUNDLED = {
     "base": (
         "base",
@@ -28,8 +28,8 @@ BUNDLED = {
     ),
     "cws": (
         "cws",
-        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon_dim 32 --batch_size 64 --epochs 4 "
-        "--learning_rate 5e-4 --score_on dev --output_dir runs/cws-lex-b64-e4; zhbert export runs/cws-lex-b64-e4/model "
+        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon-dim 32 --batch-size 64 --epochs 4 "
+        "--learning-rate 5e-4 --score-on dev --output-dir runs/cws-lex-b64-e4; zhbert export runs/cws-lex-b64-e4/model "
         "zhbert/pretrained/cws (chosen on the dev split among the candidates of bench/gpu_jobs/word_features.txt, "
         "trained on one GPU with bench/word_features_gpu.sh)",
     ),
@@ -38,13 +38,13 @@ BUNDLED = {
         "a 2 x 128 student of an earlier cws, before word features (bench/LOG.md, 'A fast segmenter distilled from cws'): "
         "python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000; "
         "zhbert small-encoder --teacher cws --layers 2 --hidden 128 --output runs/student-2x128; "
-        "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra_train runs/silver/cws.txt "
-        "--epochs 5 --batch_size 64 --learning_rate 1e-3 --output_dir runs/cws-fast2; the same with "
-        "--encoder runs/cws-fast2/model --epochs 3 --learning_rate 3e-4 --output_dir runs/cws-fast3; "
-        "zhbert train cws --dataset news+weibo --encoder runs/cws-fast3/model --epochs 2 --batch_size 64 --learning_rate 1e-4 "
-        "--output_dir runs/cws-fast4; the same from runs/cws-fast4/model with --learning_rate 5e-5 --output_dir runs/cws-fast5; "
-        "zhbert train cws --dataset pku --encoder runs/cws-fast5/model --epochs 2 --batch_size 64 --learning_rate 5e-5 "
-        "--output_dir runs/cws-fast6; zhbert export runs/cws-fast6/model zhbert/pretrained/cws-fast",
+        "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra-train runs/silver/cws.txt "
+        "--epochs 5 --batch-size 64 --learning-rate 1e-3 --output-dir runs/cws-fast2; the same with "
+        "--encoder runs/cws-fast2/model --epochs 3 --learning-rate 3e-4 --output-dir runs/cws-fast3; "
+        "zhbert train cws --dataset news+weibo --encoder runs/cws-fast3/model --epochs 2 --batch-size 64 --learning-rate 1e-4 "
+        "--output-dir runs/cws-fast4; the same from runs/cws-fast4/model with --learning-rate 5e-5 --output-dir runs/cws-fast5; "
+        "zhbert train cws --dataset pku --encoder runs/cws-fast5/model --epochs 2 --batch-size 64 --learning-rate 5e-5 "
+        "--output-dir runs/cws-fast6; zhbert export runs/cws-fast6/model zhbert/pretrained/cws-fast",
     ),
     "pos": (
         "pos",
@@ -53,18 +53,18 @@ BUNDLED = {
     ),
     "tagging": (
         "tagging",
-        f"zhbert train tagging --dataset usual {_FT} --output_dir runs/rec/tagging-usual-full; "
+        f"zhbert train tagging --dataset usual {_FT} --output-dir runs/rec/tagging-usual-full; "
         "zhbert export runs/rec/tagging-usual-full/model zhbert/pretrained/tagging",
     ),
     "ner": (
         "ner",
-        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon_dim 32 --crf --batch_size 64 --epochs 4 "
-        "--learning_rate 5e-4 --score_on dev --output_dir runs/ner-lexcrf-b64-e4; zhbert export runs/ner-lexcrf-b64-e4/model "
+        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --epochs 4 "
+        "--learning-rate 5e-4 --score-on dev --output-dir runs/ner-lexcrf-b64-e4; zhbert export runs/ner-lexcrf-b64-e4/model "
         "zhbert/pretrained/ner (chosen on the dev split, as cws)",
     ),
     "matching": (
         "matching",
-        f"zhbert train matching --dataset paraphrase {_FT} --output_dir runs/rec/matching-paraphrase-full; "
+        f"zhbert train matching --dataset paraphrase {_FT} --output-dir runs/rec/matching-paraphrase-full; "
         "zhbert export runs/rec/matching-paraphrase-full/model zhbert/pretrained/matching",
     ),
 }

@@ -135,13 +135,13 @@ def main(argv: list[str] | None = None) -> None:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--segmenter", default="cws", help="a bundled segmenter's name or a saved segmentation folder")
-    ap.add_argument("--output-dir", "--output_dir", default="runs/pos-on-cws", help="writes OUTPUT/model and its metrics.json")
+    ap.add_argument("--output-dir", "--output-dir", default="runs/pos-on-cws", help="writes OUTPUT/model and its metrics.json")
     ap.add_argument("--epochs", type=float, default=2.0)
-    ap.add_argument("--learning-rate", "--learning_rate", type=float, default=3e-3)
+    ap.add_argument("--learning-rate", "--learning-rate", type=float, default=3e-3)
     ap.add_argument("--representation", default="scalar-mix", help="how the head reads the encoder's layers")
-    ap.add_argument("--max-train-samples", "--max_train_samples", type=int, default=None)
-    ap.add_argument("--max-steps", "--max_steps", type=int, default=-1)
-    ap.add_argument("--max-eval-samples", "--max_eval_samples", type=int, default=None)
+    ap.add_argument("--max-train-samples", "--max-train-samples", type=int, default=None)
+    ap.add_argument("--max-steps", "--max-steps", type=int, default=-1)
+    ap.add_argument("--max-eval-samples", "--max-eval-samples", type=int, default=None)
     args = ap.parse_args(argv)
     r = train(args.segmenter, args.output_dir, args.epochs, args.learning_rate, args.representation, args.max_train_samples,
               args.max_steps, args.max_eval_samples)  # fmt: skip

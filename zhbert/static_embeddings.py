@@ -165,7 +165,7 @@ def seed_word_features(model, tokenizer, folder: str | Path) -> dict:
     folder = Path(folder)
     wf = model.word_features
     if wf is None:
-        raise ValueError("static embeddings seed word features: give the head --lexicon and/or --bigram_dim")
+        raise ValueError("static embeddings seed word features: give the head --lexicon and/or --bigram-dim")
     manifest_path = folder / MANIFEST
     if not manifest_path.is_file():
         raise FileNotFoundError(f"{manifest_path}: missing (make the folder with `zhbert static-embeddings`)")

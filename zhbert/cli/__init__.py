@@ -23,6 +23,7 @@ def _setup_logging() -> None:
         handler.setFormatter(logging.Formatter("zhbert: %(levelname)s: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+        log.propagate = False  # a recipe's root handler (run_cli) would print every line a second time
     # transformers' per-load progress bars and load reports would bury the one line a command prints
     from transformers.utils import logging as hf_logging
 

@@ -9,6 +9,9 @@ app = typer.Typer(
     help="Chinese BERT: pretrain with Chinese masking, fine-tune task heads, predict, demo.",
     no_args_is_help=True,
     add_completion=False,
+    # plain help (click's), the format `zhbert train` and `zhbert pretrain` print too (zhbert.options)
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
 )
 
 # Every command that writes a folder takes the same flag: --output-dir, as zhbert train spells it,

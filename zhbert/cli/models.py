@@ -110,7 +110,7 @@ def soup(
                 typer.echo(f"greedy soup: {names.get(str(folder), 'trial soup')} {folder} dev {100 * value:.2f}", err=True)
                 return value
 
-            metric = f"zhbert train {greedy} --score_on dev: {scorer.arguments(**options).dataset} dev split"
+            metric = f"zhbert train {greedy} --score-on dev: {scorer.arguments(**options).dataset} dev split"
             manifest = greedy_soup(folders, output, score, metric=metric, overwrite=overwrite)
     except (OSError, ValueError) as e:  # ModelLoadError is an OSError
         _fail(str(e))
@@ -128,13 +128,13 @@ def soup(
 def static_embeddings_command(
     output: Path = typer.Option(..., *OUTPUT_DIR, help="folder to write"),
     tokenizer: str = typer.Option("base", help="the model whose tokenizer the bigram vectors are over (the encoder you will train)"),
-    word_dim: int = typer.Option(50, help="word vector size: the head's --lexicon_dim"),
-    bigram_dim: int = typer.Option(50, help="bigram vector size: the head's --bigram_dim"),
+    word_dim: int = typer.Option(50, help="word vector size: the head's --lexicon-dim"),
+    bigram_dim: int = typer.Option(50, help="bigram vector size: the head's --bigram-dim"),
     chars: int = typer.Option(10_000_000, help="characters of the shared corpora to read (never a dev/test sentence)"),
     epochs: int = typer.Option(5, help="word2vec epochs"),
     seed: int = typer.Option(42, help="word2vec seed"),
 ) -> None:
-    """word2vec word and bigram vectors from the raw corpora, to start a head's word features (--static_embeddings)."""
+    """word2vec word and bigram vectors from the raw corpora, to start a head's word features (--static-embeddings)."""
     from ..static_embeddings import train_static_embeddings
 
     try:

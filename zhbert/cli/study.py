@@ -29,8 +29,9 @@ def probe(
 ) -> None:
     """Layer-wise linear probes (POS, entities, word boundaries, pairs) with a plot per layer."""
     import torch
-    from transformers import BertModel
+    from transformers import AutoModel
 
+    from ..encoders import read_encoder_config
     from ..models_registry import resolve_model_path
     from ..probing import PROBE_TASKS, pca_plot, probe_model, random_twin, write_report
     from ..tokenizer import load_tokenizer
@@ -40,8 +41,8 @@ def probe(
         _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
     try:
         path = resolve_model_path(model)
-        encoder = BertModel.from_pretrained(
-            path, add_pooling_layer=False, dtype=torch.float32, local_files_only=True, trust_remote_code=False
+        encoder = AutoModel.from_pretrained(
+            path, config=read_encoder_config(path), dtype=torch.float32, local_files_only=True, trust_remote_code=False
         ).eval()
         tokenizer = load_tokenizer(path)
     except (OSError, ValueError) as e:
@@ -60,6 +61,7 @@ def probe(
 study_app = typer.Typer(
     help="Studies of application modes, masking, long texts, multi-task and word information (tables and plots; docs/studies.md).",
     no_args_is_help=True,
+    rich_markup_mode=None,
 )
 app.add_typer(study_app, name="study")
 

@@ -565,7 +565,7 @@ def _matching_paraphrase() -> TaskData:
     (questions with the same intent; for PAWS-X, the same meaning despite shared words), so
     their training parts pool without relabelling. Each keeps its own held-out parts: the
     pooled model is scored on LCQMC's test (the headline), and on BQ's held-out 20%, AFQMC's
-    dev and PAWS-X's test by ``--dataset bq|afqmc|pawsx --evaluate_only``, none of them trained on.
+    dev and PAWS-X's test by ``--dataset bq|afqmc|pawsx --evaluate-only``, none of them trained on.
     """
     lcqmc, bq, pawsx = _matching_lcqmc(), _matching_bq(), _matching_pawsx()
     afqmc = _pair_rows(read_split("afqmc/train", "train"))

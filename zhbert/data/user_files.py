@@ -1,5 +1,5 @@
 """Training data from the user's own files: ``zhbert train TASK --train-file F [--validation-file F]
-[--test-file F] [--format ...]``, as HF's ``run_ner.py`` takes ``--train_file``.
+[--test-file F] [--format ...]``, as HF's ``run_ner.py`` takes ``--train-file``.
 
 Formats, by task (``auto`` picks by the file's extension, and for NER JSON by each record's shape):
 

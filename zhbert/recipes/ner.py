@@ -1,8 +1,8 @@
 """Named-entity recognition as character tagging, softmax or CRF.
 
-    zhbert train ner --dataset msra --crf --output_dir runs/ner-msra
-    zhbert train ner --dataset weibo --output_dir runs/ner-weibo
-    zhbert train ner --dataset msra --evaluate_only runs/ner-msra/model
+    zhbert train ner --dataset msra --crf --output-dir runs/ner-msra
+    zhbert train ner --dataset weibo --output-dir runs/ner-weibo
+    zhbert train ner --dataset msra --evaluate-only runs/ner-msra/model
 
 Datasets: msra (train/test by the SOURCES.md rule, 5% of train as dev; msra-bio: scored on msra_test_bio.txt; msra+pd:
 MSRA train plus People's Daily 1998-01's nr/ns/nt, another standard, for --criteria msra,pd), weibo

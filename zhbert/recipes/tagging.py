@@ -1,8 +1,8 @@
 """Weibo post tagging: emotion, single-label (softmax) or multi-label (sigmoid).
 
-    zhbert train tagging --dataset usual --output_dir runs/tagging-usual
-    zhbert train tagging --dataset nlpcc2014 --output_dir runs/tagging-nlpcc2014
-    zhbert train tagging --dataset usual --evaluate_only runs/tagging-usual/model
+    zhbert train tagging --dataset usual --output-dir runs/tagging-usual
+    zhbert train tagging --dataset nlpcc2014 --output-dir runs/tagging-nlpcc2014
+    zhbert train tagging --dataset usual --evaluate-only runs/tagging-usual/model
 
 usual / virus: SMP2020-EWECT, six emotions, train rows whose text is in dev/test
 dropped; accuracy and macro-F1 on the labelled test. nlpcc2014: NLPCC-2014 Weibo
@@ -10,7 +10,7 @@ emotion, primary + secondary emotion per post (multi-label); per-label threshold
 tuned on a held-out 15% of train; micro/macro-F1 and exact match on both gold test
 sets. sources: which of five corpus sources a 1,000-1,200 character excerpt comes from (the
 long-document task of ``zhbert study long-classification``). Long texts go through sliding
-windows (--window, --window_pool), or only the first window with --truncate.
+windows (--window, --window-pool), or only the first window with --truncate.
 """
 
 from __future__ import annotations

@@ -31,15 +31,16 @@ STUDY_TASKS = tuple(name for name, r in RECIPES.items() if r.head != "several") 
 
 
 def _flags(options: dict) -> list[str]:
-    """The command-line flags that give these recipe arguments (``save_model=False``: ``--no_save_model``)."""
+    """The command-line flags that give these recipe arguments (``save_model=False``: ``--no-save-model``)."""
     argv = []
     for key, value in options.items():
         if value is None:
             continue
+        flag = "--" + key.replace("_", "-")
         if isinstance(value, bool):
-            argv += [f"--{key}"] if value else [f"--no_{key}"] if key == "save_model" else []
+            argv += [flag] if value else ["--no-" + flag[2:]] if key == "save_model" else []
         else:
-            argv += [f"--{key}", str(value)]
+            argv += [flag, str(value)]
     return argv
 
 

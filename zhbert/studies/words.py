@@ -6,7 +6,7 @@ Four ways, on the same token tasks, seeds and budget:
 * ``pretraining``: an encoder pretrained with word information (whole-word or ERNIE masking),
   fine-tuned alone;
 * ``fine-tuning``: the first encoder with SoftLexicon word sets and character bigrams in the head
-  (``--lexicon jieba --bigram_dim N``);
+  (``--lexicon jieba --bigram-dim N``);
 * ``both``: the word-masked encoder with those head features;
 
 plus ``lexicon`` and ``bigrams`` alone, to tell the two head features apart, and, given a folder

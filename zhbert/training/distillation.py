@@ -1,6 +1,6 @@
 """Soft-target distillation for token heads (Hinton, Vinyals & Dean 2015).
 
-A student learns from a teacher's silver *tags* when ``--extra_train`` holds text the teacher segmented;
+A student learns from a teacher's silver *tags* when ``--extra-train`` holds text the teacher segmented;
 this module adds the teacher's tag *distributions*: how sure it is at every character, and which tag
 came second. The teacher runs once over the training examples before training
 (:func:`with_teacher_logits`), in the windows the student will see them in, and each example carries its

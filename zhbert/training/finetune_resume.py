@@ -1,6 +1,6 @@
 """Crash-safe resume for fine-tuning: a rerun of the same command continues from the last checkpoint.
 
-A recipe given ``--save_steps N`` checkpoints every N optimizer steps and at every epoch's end
+A recipe given ``--save-steps N`` checkpoints every N optimizer steps and at every epoch's end
 into ``<output_dir>/checkpoints`` (the pretraining checkpoints' completion markers and SHA-256
 records, ``zhbert.training.checkpoints``; the newest two are kept). A rerun of the same command
 resumes from the newest complete one; on this project's 2 CPU cores a run on MSRA takes hours, and a
@@ -11,7 +11,7 @@ Resuming is only right for the same run. The checkpoint folder keeps a record of
 a rerun that differs is refused, naming what changed, rather than mixing two runs' weights.
 
 What the epoch-end callbacks hold in memory (the best epoch's weights and every epoch's dev score
-for ``--best_epoch_on_dev``; the last epochs' weights for ``--average_last_epochs``) is written into
+for ``--best-epoch-on-dev``; the last epochs' weights for ``--average-last-epochs``) is written into
 each checkpoint too (:class:`EpochStateInCheckpoints`), so a resumed run ends on the same weights
 as an uninterrupted one.
 """
@@ -60,7 +60,7 @@ def resume_checkpoint(folder: str | os.PathLike, record: dict) -> str | None:
         if changed:
             raise ValueError(
                 f"{folder}: its checkpoints are from a different run ({'; '.join(changed[:6])}); rerun with the same "
-                f"settings to resume, or remove {folder} (or choose another --output_dir) to start afresh"
+                f"settings to resume, or remove {folder} (or choose another --output-dir) to start afresh"
             )
         logger.warning("resuming from %s", resume)
         return resume

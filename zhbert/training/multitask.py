@@ -3,7 +3,7 @@
 Every batch holds examples of one task, collated by that head's own
 :class:`~zhbert.heads.TaskCollator`; the batches of all tasks are interleaved at random,
 so each task gets steps in proportion to its training examples (cut a large task with
-the recipes' ``--max_train_samples`` to even them out). The encoder learns at the
+the recipes' ``--max-train-samples`` to even them out). The encoder learns at the
 learning rate, every head at the head rate, as in single-task fine-tuning.
 """
 
