@@ -72,6 +72,7 @@ def test_predict_json_lines_in_order(ner_folder, pd_sentences, tmp_path):
     f.write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = _zhbert("predict", "--model", str(ner_folder), str(f), "--batch-size", "7")
     assert r.returncode == 0, r.stderr
+    assert "42 lines" in r.stderr  # a progress bar on stderr for a file (stdout stays JSON lines)
     out = [json.loads(l) for l in r.stdout.splitlines()]
     assert [o["text"] for o in out] == lines
     for o in out:

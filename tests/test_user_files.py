@@ -61,6 +61,7 @@ def _train(task, train_file, encoder, out, *extra):
 def test_a_conll_file_trains_scores_and_reloads(resume_conll, tiny_encoder, tmp_path):
     r = _train("ner", resume_conll, tiny_encoder, tmp_path / "run")
     assert r.returncode == 0, r.stderr[-3000:]
+    assert "| 4/4 [" in r.stderr  # the training progress bar
     assert f"saved {tmp_path / 'run' / 'model'} " in r.stdout and str(tmp_path / "run" / "metrics.json") in r.stdout
     record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
     assert record["scored_on"] == "dev" and 0 <= record["score"] <= 1

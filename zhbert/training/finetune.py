@@ -106,6 +106,8 @@ def training_arguments(cfg: FinetuneConfig, batch_size: int, by_length: bool) ->
         seed=cfg.seed,
         data_seed=cfg.seed,
         report_to=[],
+        # the bar stays on: its default follows transformers' log level, which the CLI quiets
+        disable_tqdm=False,
         remove_unused_columns=False,
         label_names=["labels"],
         use_cpu=not torch.cuda.is_available(),
