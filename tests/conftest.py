@@ -51,6 +51,15 @@ def peoples_daily():
 
 
 @pytest.fixture(scope="session")
+def resume_conll(datasets_dir, tmp_path_factory):
+    """The first 80 sentences of Resume NER's train file (BMES, a character and its tag a line): a user's CoNLL file."""
+    out = tmp_path_factory.mktemp("conll") / "resume.bmes"
+    text = (datasets_dir / "resume_ner" / "train.char.bmes").read_text(encoding="utf-8")
+    out.write_text("\n\n".join(text.split("\n\n")[:80]) + "\n", encoding="utf-8")
+    return out
+
+
+@pytest.fixture(scope="session")
 def pd_corpus_file(tmp_path_factory, peoples_daily):
     """A pretraining corpus of 300 real People's Daily sentences (every 20th of the first 6,000), one a line."""
     path = tmp_path_factory.mktemp("corpus") / "pd.txt"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_results_commands import problems_of, quoted_commands
+from command_check import problems_of, quoted_commands
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"

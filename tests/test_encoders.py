@@ -46,23 +46,15 @@ def checkpoints(tmp_path_factory, tokenizer):
     return {t: _save_checkpoint(t, root / t, tokenizer) for t in ARCHITECTURES}
 
 
-@pytest.fixture(scope="module")
-def resume_bmes(datasets_dir, tmp_path_factory):
-    out = tmp_path_factory.mktemp("resume") / "resume.bmes"
-    text = (datasets_dir / "resume_ner" / "train.char.bmes").read_text(encoding="utf-8")
-    out.write_text("\n\n".join(text.split("\n\n")[:40]) + "\n", encoding="utf-8")
-    return out
-
-
 def test_the_tested_architectures_are_the_ones_accepted():
     assert set(ARCHITECTURES) == set(ENCODER_TYPES)
 
 
 @pytest.mark.parametrize("model_type", list(ARCHITECTURES))
-def test_fine_tune_save_load_predict(model_type, checkpoints, resume_bmes, tmp_path):
+def test_fine_tune_save_load_predict(model_type, checkpoints, resume_conll, tmp_path):
     out = tmp_path / "run"
     record = zhbert.train(
-        "ner", train_file=str(resume_bmes), encoder=str(checkpoints[model_type]), preset="tiny", max_steps=2, output_dir=str(out), crf=True
+        "ner", train_file=str(resume_conll), encoder=str(checkpoints[model_type]), preset="tiny", max_steps=2, output_dir=str(out), crf=True
     )
     assert record["scored_on"] == "dev" and 0 <= record["score"] <= 1
     config = json.loads((out / "model" / "config.json").read_text(encoding="utf-8"))

@@ -22,15 +22,6 @@ def _lines(path, n):
 
 
 @pytest.fixture(scope="module")
-def resume_conll(datasets_dir, tmp_path_factory):
-    """The first 80 sentences of Resume NER's train file (BMES, a character and its tag a line)."""
-    out = tmp_path_factory.mktemp("conll") / "resume.bmes"
-    text = (datasets_dir / "resume_ner" / "train.char.bmes").read_text(encoding="utf-8")
-    out.write_text("\n\n".join(text.split("\n\n")[:80]) + "\n", encoding="utf-8")
-    return out
-
-
-@pytest.fixture(scope="module")
 def doccano_jsonl(datasets_dir, tmp_path_factory):
     """The first 80 CLUENER records rewritten as doccano's ``{"text", "label": [[start, end, type]]}``."""
     out = tmp_path_factory.mktemp("doccano") / "news.jsonl"
