@@ -27,7 +27,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import lru_cache, partial
 from pathlib import Path
 
 from ..tags import labels_for, tags_to_spans
@@ -412,6 +412,50 @@ def _ner_peoples_daily() -> TaskData:
         "(the release's example.train is missing)"
     ]
     return _ner_data("peoples_daily", "BIO", ["LOC", "ORG", "PER"], char_tag_rows(pd, "ner_tags"), dev, test, notes)
+
+
+# --- NER across sources: one type set, leave-one-source-out ---------------------------------------
+# People's Daily NER is not a source of its own: 2,022 of its 2,318 dev sentences and 4,059 of its 4,636
+# test sentences are MSRA training sentences, tagged the same (2,014 of 2,022 identically).
+NER_SOURCES = ("msra", "cluener", "weibo", "resume")
+
+
+def _ner_source_splits(source: str) -> tuple[list[dict], list[dict], list[dict]]:
+    """(train, dev, test) of one source in PER/LOC/ORG (``ner_sources``); CLUENER's test has no labels."""
+    from .ner_sources import to_shared_types
+
+    d = load_task_data("ner", source)
+    test = d.dev if source == "cluener" else d.test
+    return tuple(to_shared_types(rows, source, d.scheme) for rows in (d.train, d.dev, test))
+
+
+def _ner_sources(left_out: str | None = None) -> TaskData:
+    """Every NER source but ``left_out`` in one training set (shuffled, seed 13, so the first N rows
+    sample every source in proportion). Left out: scored on that source's dev split, and a training
+    sentence found there is dropped, so no run of this dataset has seen what it is scored on."""
+    kept = [s for s in NER_SOURCES if s != left_out]
+    splits = {s: _ner_source_splits(s) for s in NER_SOURCES if s in kept or s == left_out}
+    scored = {r["text"] for r in splits[left_out][1]} if left_out else set()
+    train = [r for s in kept for r in splits[s][0] if r["text"] not in scored]
+    dropped = sum(len(splits[s][0]) for s in kept) - len(train)
+    random.Random(13).shuffle(train)
+    dev = [r for s in kept for r in splits[s][1]]
+    counts = ", ".join(f"{s} {len(splits[s][0]):,}" for s in kept)
+    notes = [f"train: PER/LOC/ORG of {counts} sentences (types mapped as zhbert.data.ner_sources says)"]
+    if left_out is None:
+        test = [r for s in NER_SOURCES if s != "cluener" for r in splits[s][2]]
+        notes.append("test: the test splits of msra, weibo and resume (cluener has no labelled test)")
+        return _ner_data("sources", "BIO", ["LOC", "ORG", "PER"], train, dev, test, notes)
+    notes.append(
+        f"scored on {left_out}'s dev split ({len(splits[left_out][1]):,} sentences), a source this run never saw "
+        f"({dropped:,} training sentences found there dropped)"
+    )
+    return _ner_data(f"sources-minus-{left_out}", "BIO", ["LOC", "ORG", "PER"], train, dev, splits[left_out][1], notes, eval_split="dev")
+
+
+dataset("ner", "sources")(_ner_sources)
+for _source in NER_SOURCES:
+    dataset("ner", f"sources-minus-{_source}")(partial(_ner_sources, _source))
 
 
 # --- Weibo post tagging ---------------------------------------------------------------------
