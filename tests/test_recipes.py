@@ -189,6 +189,25 @@ def test_pooled_paraphrase_pairs_train_on_no_pair_any_part_scores(shared):
     assert "AFQMC train 34,334" in pooled.notes[0]
 
 
+def test_transfer_pairs_score_on_lcqmc_and_bq_and_train_on_neither(shared):
+    """`--dataset transfer-lcqmc|transfer-bq`: AFQMC, OCNLI (entailment = 1), STS-B (4 or more = 1, 2 or
+    less = 0) and PAWS-X as paraphrase pairs; scored on LCQMC's or BQ's whole dev set, no pair of
+    which is trained on."""
+    from zhbert.data.tasks import load_task_data
+
+    data = load_task_data("matching", "transfer-lcqmc")
+    assert data.labels == ["different", "paraphrase"] and data.eval_split == "dev" and len(data.test) == 8802
+    assert len(data.train) == 34334 + 50437 + 1800 + sum(1 for r in load_task_data("matching", "sts").train if not 2 < r["label"] < 4)
+    assert {r["label"] for r in data.train} == {0, 1}
+    texts = {t for r in data.train for t in (r["text_a"], r["text_b"])}
+    for scored in (data, load_task_data("matching", "transfer-bq")):
+        assert not {(r["text_a"], r["text_b"]) for r in scored.test} & {(r["text_a"], r["text_b"]) for r in data.train}
+    assert sum(r["text_a"] in texts for r in data.test) == 0  # not one LCQMC question is trained on
+    ocnli = load_task_data("matching", "ocnli").train[0]
+    mapped = next(r for r in data.train if (r["text_a"], r["text_b"]) == (ocnli["text_a"], ocnli["text_b"]))
+    assert mapped["label"] == int(ocnli["label"] == 0)  # entailment is OCNLI's label 0
+
+
 def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     """A fast segmenter's two steps: a narrower encoder whose embeddings are the teacher's
     projected onto their principal directions, then cws training with a segmented file added

@@ -627,6 +627,44 @@ def _matching_paraphrase() -> TaskData:
     return TaskData("matching-paraphrase", PARAPHRASE_LABELS, train, dev, lcqmc.test, notes=notes)
 
 
+def _transfer_pairs() -> tuple[dict[str, list[dict]], list[dict]]:
+    """Paraphrase pairs (1 = same meaning) from every labelled pair set that is not LCQMC or BQ, and
+    a model-selection dev of AFQMC's dev and PAWS-X's held-out 10%. OCNLI: entailment is 1, neutral
+    and contradiction 0 (a hypothesis the premise entails is the nearest NLI has to "same meaning").
+    STS-B: a similarity of 4 or more (of 5) is 1, 2 or less 0, the pairs between left out."""
+    from .pairs import OCNLI_LABELS
+
+    afqmc = _pair_rows(read_split("afqmc/train", "train"))
+    entailment = OCNLI_LABELS.index("entailment")
+    ocnli = [{**r, "label": int(r["label"] == entailment)} for r in _matching_ocnli().train]
+    sts = [{**r, "label": int(r["label"] >= 4)} for r in _matching_sts().train if r["label"] >= 4 or r["label"] <= 2]
+    pawsx = _matching_pawsx()
+    parts = {"AFQMC train": afqmc, "OCNLI train": ocnli, "STS-B train": sts, "PAWS-X dev (90%)": pawsx.train}
+    return parts, _pair_rows(read_split("afqmc/dev", "eval")) + pawsx.dev
+
+
+def _matching_transfer(scored_on: str) -> TaskData:
+    """Pairs from other sources (:func:`_transfer_pairs`), scored on LCQMC's or BQ's whole dev set:
+    questions from sources it never trained on, as a user's everyday requests are."""
+    parts, dev = _transfer_pairs()
+    train = [r for rows in parts.values() for r in rows]
+    random.Random(13).shuffle(train)  # the first N rows sample every source
+    folder = {"lcqmc": "lcqmc", "bq": "bq_corpus"}[scored_on]
+    # read as the training role it has elsewhere (the lcqmc and bq datasets train on it); here nothing is
+    test = _pair_rows(read_split(f"{folder}/dev", "train"))
+    positive = sum(r["label"] for r in train) / len(train)
+    notes = [
+        "training pairs: " + ", ".join(f"{name} {len(rows):,}" for name, rows in parts.items()) + f" ({positive:.1%} paraphrases); "
+        "model-selection dev: AFQMC's dev and PAWS-X's held-out 10%",
+        f"scored on {scored_on}'s whole dev set ({len(test):,} pairs): no {scored_on} pair is trained on",
+    ]
+    return TaskData(f"matching-transfer-{scored_on}", PARAPHRASE_LABELS, train, dev, test, eval_split="dev", notes=notes)
+
+
+dataset("matching", "transfer-lcqmc")(partial(_matching_transfer, "lcqmc"))
+dataset("matching", "transfer-bq")(partial(_matching_transfer, "bq"))
+
+
 @dataset("matching", "sts")
 def _matching_sts() -> TaskData:
     train = _pair_rows(read_split("sts_b_zh/train", "train"))
