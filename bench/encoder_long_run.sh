@@ -14,11 +14,9 @@ INIT=runs/pilot/electra/checkpoint-2750
 OUT=runs/long/electra
 if ! ls -d "$OUT"/checkpoint-* >/dev/null 2>&1 && [ ! -f "$INIT/config.json" ]; then
   # a fresh machine: the pilot's ELECTRA run again (one thread, as it was run, so the same weights)
-  [ -d runs/corpus ] || $PY corpora/build_corpus.py --output runs/corpus
-  [ -f runs/corpus.wwm.zhcorpus ] || $PY -m zhbert prepare-corpus --corpus runs/corpus --masking wwm --output runs/corpus.wwm.zhcorpus
-  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain --corpus runs/corpus.wwm.zhcorpus --init base --objective electra \
-      --masking wwm --max-length 128 --batch-size 32 --learning-rate 3e-4 --save-steps 250 --logging-steps 25 --num-proc 1 \
-      --seed 42 --max-steps 2750 --output-dir runs/pilot/electra
+  source bench/pilot_settings.sh
+  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain "${pilot_common[@]}" --init base --objective electra \
+      --max-steps "$PILOT_ELECTRA_STEPS" --output-dir runs/pilot/electra
 fi
 mkdir -p "$OUT"
 OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS exec $PY -m zhbert pretrain --corpus runs/corpus.wwm.zhcorpus --init "$INIT" \

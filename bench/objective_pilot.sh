@@ -9,14 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-runs/pilot}
-PY=${PY:-.venv/bin/python}
 mkdir -p "$OUT"
-[ -d runs/corpus ] || $PY corpora/build_corpus.py --output runs/corpus
-[ -f runs/corpus.wwm.zhcorpus ] || $PY -m zhbert prepare-corpus --corpus runs/corpus --masking wwm --output runs/corpus.wwm.zhcorpus
-common=(--corpus runs/corpus.wwm.zhcorpus --masking wwm --max-length 128 --batch-size 32 --learning-rate 3e-4
-        --save-steps 250 --logging-steps 25 --num-proc 1 --seed 42)
+source bench/pilot_settings.sh
+common=("${pilot_common[@]}")
 pids=()
-for run in "mlm 3500" "electra 2750"; do
+for run in "mlm 3500" "electra $PILOT_ELECTRA_STEPS"; do
   set -- $run
   if [ ! -f "$OUT/$1/final/config.json" ]; then
     OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain "${common[@]}" --init base --objective "$1" --max-steps "$2" \
