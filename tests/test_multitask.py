@@ -96,7 +96,7 @@ def test_train_multitask_and_the_study(tiny_encoder, tmp_path):
     single_task = ({"best_epoch_on_dev": True}, {"carried_at_encoder_lr": True}, {"fgm_epsilon": 1.0}, {"rdrop_alpha": 1.0})
     single_task += ({"carry_output_layer": True},)
     for flag in single_task + ({"classifier_dropout": 0.0}, {"hidden_dropout": 0.2}):
-        name = "--" + next(iter(flag))
+        name = "--" + next(iter(flag)).replace("_", "-")
         with pytest.raises(ValueError, match=f"{name}: for one task's recipe, not the multi-task model"):
             recipe.run(recipe.arguments(encoder=str(tiny_encoder), dataset="ner=msra,cws=pku", preset="tiny", **flag))
     res = CliRunner().invoke(
