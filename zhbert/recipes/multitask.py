@@ -83,7 +83,9 @@ def run(args: RecipeArguments) -> dict:
         "distill_from", "classifier_dropout", "hidden_dropout", "carry_output_layer",
     )  # fmt: skip
     defaults = {f.name: f.default for f in fields(RecipeArguments)}
-    given = [f"--{flag.replace('_', '-')}" for flag in single_task_flags if getattr(args, flag) != defaults[flag]]  # a dropout of 0.0 is given too
+    given = [
+        f"--{flag.replace('_', '-')}" for flag in single_task_flags if getattr(args, flag) != defaults[flag]
+    ]  # a dropout of 0.0 is given too
     if given:
         raise ValueError(f"{', '.join(given)}: for one task's recipe, not the multi-task model")
     if args.evaluate_only:
