@@ -110,7 +110,7 @@ def test_recipes_and_datasets_agree():
             assert all(d in DATASETS[t] for t, d in plan(r.default_dataset).items())
             continue
         assert r.default_dataset in DATASETS[r.name] and r.study_dataset in DATASETS[r.name]
-    assert DATASETS["matching"] == ("afqmc", "ocnli", "bq", "lcqmc", "pawsx", "paraphrase", "sts")
+    assert DATASETS["matching"] == ("afqmc", "ocnli", "bq", "lcqmc", "pawsx", "paraphrase", "transfer-lcqmc", "transfer-bq", "sts")
 
 
 def test_recipe_names_agree_everywhere():
