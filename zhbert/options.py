@@ -9,7 +9,12 @@ import difflib
 import sys
 import textwrap
 
-__all__ = ["dataclass_parser", "parse_into"]
+__all__ = ["dataclass_parser", "parse_into", "flag"]
+
+
+def flag(field: str) -> str:
+    """The command-line spelling of a dataclass field, as help and messages show it: ``max_steps`` -> ``--max-steps``."""
+    return "--" + field.replace("_", "-")
 
 
 def _is_switch(action) -> bool:

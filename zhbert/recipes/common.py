@@ -17,6 +17,7 @@ import torch
 
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
 from ..heads.inputs import token_tags_from_chars
+from ..options import flag as option_flag
 from ..tokenizer import encode, load_tokenizer
 from ..training.finetune import FinetuneConfig
 from .arguments import RecipeArguments
@@ -313,7 +314,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
             raise ValueError("--static-embeddings starts the word-feature tables of a head to train; --evaluate-only trains nothing")
         for flag in ("classifier_dropout", "hidden_dropout"):
             if getattr(args, flag) is not None:
-                raise ValueError(f"--{flag.replace('_', '-')} is a training option: dropout is off when {args.evaluate_only} is scored")
+                raise ValueError(f"{option_flag(flag)} is a training option: dropout is off when {args.evaluate_only} is scored")
         if args.distill_from:
             raise ValueError(f"--distill-from is a training option: {args.evaluate_only} is only scored")
         if args.carry_output_layer:
@@ -369,7 +370,7 @@ def evaluated_head(args: RecipeArguments, saved: HeadConfig, folder: str) -> Hea
         given = getattr(args, name)
         if given != defaults[name] and given != getattr(saved, name):
             raise ValueError(
-                f"--{name.replace('_', '-')} {given}: {folder} was trained with {name}={getattr(saved, name)!r}, which its weights fix; "
+                f"{option_flag(name)} {given}: {folder} was trained with {name}={getattr(saved, name)!r}, which its weights fix; "
                 f"evaluating a saved model can change how it reads text (--{', --'.join(READING_OPTIONS)}), not how it was trained"
             )
     asked = {name: getattr(args, name) for name in READING_OPTIONS if getattr(args, name) != defaults[name]}
@@ -568,7 +569,7 @@ def finetune_config(args: RecipeArguments) -> FinetuneConfig:
         raise ValueError(f"--save-steps must be 0 (no checkpoints) or more, got {args.save_steps}")
     if not args.distill_from:
         defaults = {f.name: f.default for f in fields(RecipeArguments)}
-        given = [f"--{k.replace('_', '-')}" for k in ("distill_alpha", "distill_temperature") if getattr(args, k) != defaults[k]]
+        given = [option_flag(k) for k in ("distill_alpha", "distill_temperature") if getattr(args, k) != defaults[k]]
         if given:
             raise ValueError(f"{', '.join(given)}: settings of --distill-from: give the teacher")
     return FinetuneConfig(

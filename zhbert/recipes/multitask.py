@@ -20,6 +20,7 @@ from dataclasses import asdict, fields, replace
 from pathlib import Path
 
 from ..heads.multitask import load_multitask, new_multitask, save_multitask
+from ..options import flag as option_flag
 from ..tokenizer import load_tokenizer
 from .arguments import RecipeArguments
 from .common import (
@@ -83,9 +84,7 @@ def run(args: RecipeArguments) -> dict:
         "distill_from", "classifier_dropout", "hidden_dropout", "carry_output_layer",
     )  # fmt: skip
     defaults = {f.name: f.default for f in fields(RecipeArguments)}
-    given = [
-        f"--{flag.replace('_', '-')}" for flag in single_task_flags if getattr(args, flag) != defaults[flag]
-    ]  # a dropout of 0.0 is given too
+    given = [option_flag(flag) for flag in single_task_flags if getattr(args, flag) != defaults[flag]]  # a dropout of 0.0 is given too
     if given:
         raise ValueError(f"{', '.join(given)}: for one task's recipe, not the multi-task model")
     if args.evaluate_only:

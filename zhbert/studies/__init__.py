@@ -21,6 +21,7 @@ import logging
 import statistics
 from pathlib import Path
 
+from ..options import flag as option_flag
 from ..recipes import RECIPES
 
 logger = logging.getLogger("zhbert")
@@ -36,7 +37,7 @@ def _flags(options: dict) -> list[str]:
     for key, value in options.items():
         if value is None:
             continue
-        flag = "--" + key.replace("_", "-")
+        flag = option_flag(key)
         if isinstance(value, bool):
             argv += [flag] if value else ["--no-" + flag[2:]] if key == "save_model" else []
         else:
