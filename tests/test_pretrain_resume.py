@@ -2,6 +2,7 @@
 the last complete checkpoint and ends with the same weights as an uninterrupted run."""
 
 import os
+import signal
 import subprocess
 import sys
 
@@ -249,8 +250,10 @@ def test_rerunning_on_a_still_full_disk_is_one_line_and_leaves_no_lock(corpus_fi
         assert not (out / ".zhbert.lock").exists()
 
 
-def test_ctrl_c_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path, reference):
-    import signal
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
+def test_a_stop_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path, signum, status):
+    """Ctrl-C, or SIGTERM (kill, a scheduler's time limit, a shutdown): one line with the step and the
+    checkpoint a rerun resumes from, and the shell's status for that signal."""
     import time
 
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -266,9 +269,9 @@ def test_ctrl_c_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path,
     while not list(tmp_path.glob("checkpoint-*/zhbert_complete.json")) and time.time() < deadline and proc.poll() is None:
         time.sleep(0.1)
     assert proc.poll() is None, "the run ended before it could be interrupted"
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signum)
     _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 130, err[-3000:]
+    assert proc.returncode == status, err[-3000:]
     (last,) = [line for line in err.splitlines() if line.startswith("zhbert: error:")]  # one line (a progress bar may follow)
     assert last.startswith(f"zhbert: error: {tmp_path}: interrupted at step ") and "of 900" in last, err[-3000:]
     assert "resumes from" in last and "checkpoint-" in last and "Traceback" not in err

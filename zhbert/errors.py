@@ -51,7 +51,12 @@ class DataFormatError(ZhbertError, ValueError):
 
 
 class Interrupted(ZhbertError):
-    """A run stopped by the user (Ctrl-C); says the step reached and where a rerun resumes."""
+    """A run stopped by Ctrl-C or SIGTERM; says the step reached and where a rerun resumes. ``exit_code``
+    is the shell's status for that signal (130 or 143)."""
+
+    def __init__(self, message: str, exit_code: int = 130):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 class StorageError(ZhbertError, OSError):

@@ -30,7 +30,7 @@ def pretrain(ctx: typer.Context) -> None:
         final = run(cfg)
     except Interrupted as e:
         typer.echo(err=True)
-        _fail(str(e), code=130)  # the shell's code for a run stopped by Ctrl-C
+        _fail(str(e), code=e.exit_code)  # the shell's status for the signal: 130 for Ctrl-C, 143 for SIGTERM
     except (DataFormatError, FileNotFoundError, ValueError, ZhbertError) as e:
         typer.echo(err=True)  # end a progress bar's line, so that the error starts a line of its own
         _fail(str(e))

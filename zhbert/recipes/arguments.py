@@ -279,12 +279,15 @@ def run_cli(run) -> None:
     (exit code 1), not a traceback."""
     import sys
 
-    from ..errors import ZhbertError
+    from ..errors import Interrupted, ZhbertError
     from ..training.process_group import close_process_group
 
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
         run()
+    except Interrupted as e:  # Ctrl-C or SIGTERM: the step reached and where a rerun resumes
+        print(f"\nerror: {e}", file=sys.stderr)  # the newline ends a progress bar's line
+        sys.exit(e.exit_code)
     except (ZhbertError, FileNotFoundError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         sys.exit(1)

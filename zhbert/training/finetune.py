@@ -26,6 +26,7 @@ from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_err
 from .distillation import DistillationTrainer
 from .finetune_resume import EpochStateInCheckpoints, SaveAtEpochEnd, examples_digest, finished_at, resume_checkpoint
 from .sampling import FineTuneTrainer
+from .stop_signals import interrupted, terminate_as_interrupt
 
 __all__ = ["FinetuneConfig", "KeepBestEpoch", "AverageLastEpochs", "fine_tune", "perturbed_embeddings", "rdrop_loss"]
 
@@ -324,7 +325,11 @@ def fine_tune(
     if resume and epoch_state:
         epoch_state.restore(resume)
     with storage_errors(Path(cfg.output), resume):
-        train_or_restore(trainer, resume, finished_at(resume) if resume else 0)
+        try:
+            with terminate_as_interrupt():
+                train_or_restore(trainer, resume, finished_at(resume) if resume else 0)
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (kill, a scheduler's limit, a shutdown)
+            raise interrupted(Path(cfg.output), trainer, stop, checkpoints=bool(cfg.save_steps)) from None
     if at_epoch_end:
         at_epoch_end.finish()
     model.eval()

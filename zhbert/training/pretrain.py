@@ -21,7 +21,6 @@ from transformers import Trainer, TrainerCallback, TrainingArguments
 
 from ..encoder_info import KEY as ENCODER_KEY
 from ..encoder_info import record_encoder, trained_length
-from ..errors import Interrupted
 from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
 from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint, storage_errors, train_or_restore
@@ -32,6 +31,7 @@ from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, s
 from .positions import init_positions_sinusoidal
 from .pretrain_data import pack, prepare
 from .sizes import SIZES, bert_config
+from .stop_signals import interrupted, terminate_as_interrupt
 
 logger = logging.getLogger("zhbert")
 OBJECTIVES = ("mlm", "electra")
@@ -414,14 +414,10 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         logger.warning("resuming from %s", resume)
     with storage_errors(out, resume):
         try:
-            train_or_restore(trainer, resume, cfg.max_steps)
-        except KeyboardInterrupt:
-            last = latest_complete_checkpoint(out, clean=False) if trainer.is_world_process_zero() else None
-            where = f"resumes from {last}" if last else "starts again (no checkpoint was complete yet)"
-            raise Interrupted(
-                f"{out}: interrupted at step {trainer.state.global_step} of {cfg.max_steps}; "
-                f"rerunning the same command {where}, and ends with the weights an uninterrupted run would have"
-            ) from None
+            with terminate_as_interrupt():
+                train_or_restore(trainer, resume, cfg.max_steps)
+        except KeyboardInterrupt as stop:  # Ctrl-C, or SIGTERM (kill, a scheduler's limit, a shutdown)
+            raise interrupted(out, trainer, stop) from None
         final = out / "final"
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
