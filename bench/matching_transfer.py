@@ -34,16 +34,20 @@ def main(argv=None) -> None:
     parser.add_argument("--eval-samples", type=int, default=None, help="dev pairs scored (the first N; default all)")
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--recipe-flags", default="", help='zhbert train flags for every head trained, e.g. "--crf --lexicon jieba --learning-rate 5e-4"'
+    )
     args = parser.parse_args(argv)
 
     import zhbert
-    from zhbert.studies import run_recipe
+    from zhbert.studies import recipe_options, run_recipe
 
     out = Path(args.output)
     budget = dict(
         encoder=args.encoder, max_train_samples=args.train_samples, max_eval_samples=args.eval_samples, epochs=args.epochs,
         seed=args.seed, truncate=True,
     )  # fmt: skip
+    budget.update(recipe_options(args.recipe_flags))
     rows, record = [], {}
     for name, dataset in (("other pair sets", "transfer-lcqmc"), ("AFQMC alone", "afqmc")):
         folder = out / dataset
@@ -62,7 +66,8 @@ def main(argv=None) -> None:
         record[name] = {**scores, "everyday_right": right, "everyday": [(p, a.label, a.score) for (p, _), a in zip(EVERYDAY, answers)]}
         rows.append(f"| {name} | {scores['lcqmc']:.2f} | {scores['bq']:.2f} | {right} / {len(EVERYDAY)} |")
     table = "\n".join(["| trained on | LCQMC dev acc | BQ dev acc | everyday pairs right |", "|---|---:|---:|---:|", *rows])
-    note = f"{args.encoder}: {args.train_samples:,} training pairs, {args.epochs:g} epoch(s), seed {args.seed}, recipe defaults otherwise"
+    settings = args.recipe_flags or "recipe defaults"
+    note = f"{args.encoder}: {args.train_samples:,} training pairs, {args.epochs:g} epoch(s), seed {args.seed}, {settings}"
     (out / "transfer.md").write_text(f"{note}\n\n{table}\n", encoding="utf-8")
     (out / "transfer.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(note)

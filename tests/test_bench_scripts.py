@@ -40,6 +40,8 @@ SMOKE = {
         "8",
         "--sources",
         "weibo",
+        "--recipe-flags",
+        "--crf --learning-rate 1e-3",
     ],
     "onnx_backend.py": ["--models", "cws-fast", "--lines", "30", "--passes", "1", "--threads", "1"],
     "person_names.py": ["--sentences", "30"],

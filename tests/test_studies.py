@@ -446,3 +446,14 @@ def test_study_words_end_to_end(tiny_encoder, tmp_path, pd_sentences):
     assert (out / "cws-pku" / "both" / "seed1" / "metrics.json").stat().st_mtime == mtime
     res = CliRunner().invoke(app, argv + ["--conditions", "neither,lexicon-only"])
     assert res.exit_code != 0 and "--conditions: lexicon-only is not one of neither, lexicon, bigrams" in res.output
+
+
+def test_recipe_options_are_what_the_flags_give():
+    from zhbert.studies import recipe_options
+
+    got = recipe_options("--crf --lexicon jieba --learning-rate 5e-4 --epochs 3 --no-save-model")
+    # --epochs 3 repeats the default and is still returned: it must override a bench's own budget
+    assert got == {"crf": True, "lexicon": "jieba", "learning_rate": 5e-4, "epochs": 3.0, "save_model": False}
+    assert recipe_options("") == {}
+    with pytest.raises(SystemExit):  # checked as the command line checks it
+        recipe_options("--learning-rate fast")

@@ -26,7 +26,7 @@ from ..recipes import RECIPES
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["STUDY_TASKS", "run_recipe", "summary"]
+__all__ = ["STUDY_TASKS", "run_recipe", "recipe_options", "summary"]
 
 STUDY_TASKS = tuple(name for name, r in RECIPES.items() if r.head != "several")  # the single-task recipes
 
@@ -43,6 +43,22 @@ def _flags(options: dict) -> list[str]:
         else:
             argv += [flag, str(value)]
     return argv
+
+
+def recipe_options(flags: str) -> dict:
+    """The recipe arguments a string of ``zhbert train`` flags gives, as keyword arguments for
+    :func:`run_recipe` (``"--crf --learning-rate 5e-4"`` -> ``{"crf": True, "learning_rate": 0.0005}``):
+    how a bench runs every one of its heads with a user's recipe settings. The flags are checked as
+    the command line checks them; every flag named is returned, also one that repeats a default."""
+    import shlex
+
+    from ..recipes.arguments import parse_args
+
+    tokens = shlex.split(flags)
+    given = parse_args(tokens, prog="recipe flags")
+    named = {t[2:].split("=")[0].replace("-", "_") for t in tokens if t.startswith("--")}
+    named |= {n[3:] for n in named if n.startswith("no_")}
+    return {name: getattr(given, name) for name in sorted(named) if hasattr(given, name)}
 
 
 def run_recipe(task: str, output_dir: str | Path, **options) -> dict:
