@@ -124,3 +124,14 @@ def test_person_names_whole_or_split():
     words = [Span("王小", 0, 2), Span("明天", 2, 4)]
     assert join_words("王小明天", words, [(0, 3)]) == words
     assert [w.text for w in join_words("王小明天", words, [(0, 4)])] == ["王小明天"]
+
+
+def test_evaluate_only_takes_a_bundled_name(shared, tmp_path):
+    """``zhbert train ner --evaluate-only ner`` scores the bundled folder, as ``--encoder ner`` trains on it."""
+    by_name = zhbert.train("ner", dataset="weibo-per-loc-org", evaluate_only="ner", max_eval_samples=60, output_dir=str(tmp_path / "a"))
+    by_path = zhbert.train(
+        "ner", dataset="weibo-per-loc-org", evaluate_only=str(BUNDLED_DIR / "ner"), max_eval_samples=60, output_dir=str(tmp_path / "b")
+    )
+    assert by_name["score"] == by_path["score"] > 0.2
+    with pytest.raises(zhbert.errors.ZhbertError, match="unknown model 'nerr'"):
+        zhbert.train("ner", dataset="weibo-per-loc-org", evaluate_only="nerr", output_dir=str(tmp_path / "c"))

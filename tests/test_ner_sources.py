@@ -62,3 +62,11 @@ def test_a_head_with_one_standard_per_source_scores_the_left_out_one(shared, tin
     )  # fmt: skip
     assert record["scored_on"] == "dev" and 0 <= record["score"] <= 1
     assert zhbert.load(str(tmp_path / "model")).model.head.criteria == ["msra", "cluener", "weibo"]
+
+
+@pytest.mark.parametrize("source, split", [("weibo", "test"), ("resume", "test"), ("cluener", "dev")])
+def test_each_source_alone_in_the_three_types(shared, source, split):
+    data = load_task_data("ner", f"{source}-per-loc-org")
+    own = load_task_data("ner", source)
+    assert data.labels == ["O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-PER", "I-PER"] and data.eval_split == split
+    assert [r["text"] for r in data.test] == [r["text"] for r in (own.dev if split == "dev" else own.test)]

@@ -325,9 +325,10 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
             )
         if args.criteria:
             raise ValueError(f"--criteria is a training option: {args.evaluate_only} reads the criteria it was trained with from its head")
-        model = load_head(args.evaluate_only)
+        folder = _encoder_path(args.evaluate_only)  # a folder, or a bundled model's name ("ner")
+        model = load_head(folder)
         model.head = evaluated_head(args, model.head, args.evaluate_only)
-        return model, load_tokenizer(args.evaluate_only)
+        return model, load_tokenizer(folder)
     if args.carry_output_layer and args.random_init:
         raise ValueError("--carry-output-layer keeps --encoder's trained head; --random-init draws every weight anew: give one")
     path = _encoder_path(args.encoder)
