@@ -200,3 +200,17 @@ def test_corpus(shared):
     ds = data.read_corpus(str(shared / "corpora" / "weibo_senti_sample"))
     assert len(ds) == 2325 and sum(map(len, ds["text"])) == 152927  # SOURCES.md
     assert set(ds["source"]) == {"weibo_senti_sample"}
+
+
+def test_the_pos_test_is_held_out_from_the_segmenter_too(shared):
+    """`pos` tags `cws`'s words: its test sentences are in neither model's training or dev text."""
+    from zhbert.data.tasks import load_task_data
+
+    pos = load_task_data("pos", "peoples_daily")
+    assert len(pos.test) == 2177  # the same sentences as before they were taken out of `cws`'s data
+    for dataset in ("pku", "news+weibo"):
+        cws = load_task_data("cws", dataset)
+        seen = {r["text"] for r in cws.train + cws.dev}
+        assert not any(r["text"] in seen for r in pos.test), dataset
+    seen = {r["text"] for r in pos.train + pos.dev}
+    assert not any(r["text"] in seen for r in pos.test)
