@@ -4,6 +4,7 @@ other settings is refused rather than resumed. Real Resume NER sentences, a tiny
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import types
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 from safetensors.torch import load_file
+from stopped_run import stop_after_a_checkpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 # 32 sentences in batches of 8: 4 steps an epoch, 3 epochs; checkpoints at steps 4, 5, 8, 10 and 12
@@ -124,25 +126,13 @@ def test_averaged_epochs_survive_a_checkpoint(tmp_path):
         assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
-@pytest.mark.parametrize("signum, status", [(2, 130), (15, 143)], ids=["ctrl-c", "sigterm"])
+@pytest.mark.parametrize("signum, status", [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["ctrl-c", "sigterm"])
 def test_a_stopped_run_says_the_step_and_where_the_rerun_resumes(tiny_encoder, tmp_path, signum, status):
-    import signal
-    import time
-
     flags = [f for f in FLAGS if f != "--best-epoch-on-dev"]
     flags[flags.index("--max-steps") + 1] = "5000"
     cmd = [sys.executable, str(ROOT / "recipes" / "ner.py"), "--encoder", str(tiny_encoder), "--output-dir", str(tmp_path), *flags]
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "PYTHONUNBUFFERED": "1"}
-    # an xdist worker ignores SIGINT and a child inherits that: give it the default a terminal's process has
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
-    deadline = time.time() + 300
-    while not list(tmp_path.glob("checkpoints/checkpoint-*/zhbert_complete.json")) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    assert proc.poll() is None, "the run ended before it could be stopped"
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == status, err[-3000:]
+    code, err = stop_after_a_checkpoint(cmd, {**os.environ, "OMP_NUM_THREADS": "1"}, tmp_path / "checkpoints", signum)
+    assert code == status, err[-3000:]
     (line,) = [x for x in err.splitlines() if x.startswith("error:")]
     assert line.startswith(f"error: {tmp_path / 'checkpoints'}: interrupted at step ") and " of 5000; " in line, err[-3000:]
     assert "resumes from" in line and "checkpoint-" in line and "Traceback" not in err

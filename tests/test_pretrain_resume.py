@@ -10,6 +10,7 @@ import pytest
 import torch
 from pretrain_cli import RESUMABLE, TINY, pretrain_cli
 from safetensors.torch import load_file
+from stopped_run import stop_after_a_checkpoint
 
 
 @pytest.fixture(scope="module")
@@ -254,24 +255,11 @@ def test_rerunning_on_a_still_full_disk_is_one_line_and_leaves_no_lock(corpus_fi
 def test_a_stop_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path, signum, status):
     """Ctrl-C, or SIGTERM (kill, a scheduler's time limit, a shutdown): one line with the step and the
     checkpoint a rerun resumes from, and the shell's status for that signal."""
-    import time
-
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     cmd = [sys.executable, "-m", "zhbert", "pretrain", "--corpus", str(corpus_file), "--output", str(tmp_path), "--size", "tiny",
            "--max-steps", "900", "--save-steps", "4", "--batch-size", "8", "--logging-steps", "2", "--num-proc", "1",
            "--masking", "wwm", "--max-length", "64"]  # fmt: skip
-    # a pytest-xdist worker ignores SIGINT, and a child inherits an ignored signal: give it the default back,
-    # as a terminal's process has, so that Python turns Ctrl-C into KeyboardInterrupt
-    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
-    deadline = time.time() + 300
-    # any complete checkpoint: the first ones are rotated away within a second on a fast machine
-    while not list(tmp_path.glob("checkpoint-*/zhbert_complete.json")) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.1)
-    assert proc.poll() is None, "the run ended before it could be interrupted"
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == status, err[-3000:]
+    code, err = stop_after_a_checkpoint(cmd, dict(os.environ), tmp_path, signum)
+    assert code == status, err[-3000:]
     (last,) = [line for line in err.splitlines() if line.startswith("zhbert: error:")]  # one line (a progress bar may follow)
     assert last.startswith(f"zhbert: error: {tmp_path}: interrupted at step ") and "of 900" in last, err[-3000:]
     assert "resumes from" in last and "checkpoint-" in last and "Traceback" not in err
