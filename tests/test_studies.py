@@ -457,3 +457,44 @@ def test_recipe_options_are_what_the_flags_give():
     assert recipe_options("") == {}
     with pytest.raises(SystemExit):  # checked as the command line checks it
         recipe_options("--learning-rate fast")
+
+
+def test_calibrated_steps_divide_the_budget_by_the_measured_rate():
+    from zhbert.studies.objectives import calibrated_steps
+
+    log = [{"step": 2, "cpu_s": 10.0}, {"step": 4, "cpu_s": 11.0}, {"step": 12, "cpu_s": 15.0}]  # 0.5 s a step after warm-up
+    assert calibrated_steps(log, 100) == 200
+    with pytest.raises(ValueError, match="fewer than two steps"):
+        calibrated_steps(log[:1], 100)
+    resumed = log + [{"step": 10, "cpu_s": 3.0}, {"step": 14, "cpu_s": 5.0}]  # a new process resumed at step 8: its count restarts
+    assert calibrated_steps(resumed, 100) == 200
+
+
+def test_study_objectives_end_to_end(tmp_path, pd_sentences, tiny_encoder):
+    """Both objectives continue the same checkpoint for the same CPU seconds (steps from a calibration
+    run each); ELECTRA's fill-mask comes from its generator and from an MLM head trained on it."""
+    from typer.testing import CliRunner
+
+    from zhbert.cli import app
+    from zhbert.studies.objectives import _log, calibrated_steps
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("\n".join("".join(pd_sentences[i : i + 5]) for i in range(0, 300, 5)) + "\n", encoding="utf-8")
+    out = tmp_path / "objectives"
+    args = ["study", "objectives", "--corpus", str(corpus), "--output", str(out), "--init", str(tiny_encoder), "--cpu-seconds", "2",
+            "--calibration-steps", "6", "--mlm-head-steps", "2", "--batch-size", "4", "--max-length", "64", "--task", "cws",
+            "--preset", "tiny", "--fill-mask-sentences", "30"]  # fmt: skip
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    rows = json.loads((out / "objectives.json").read_text(encoding="utf-8"))["rows"]
+    assert [r["objective"] for r in rows] == ["init", "mlm", "electra"]
+    for r in rows[1:]:
+        assert r["steps"] == calibrated_steps(_log(out / "calibrate" / r["objective"]), 2) and r["tokens"] == r["steps"] * 4 * 64
+        assert 0.5 < r["cpu_seconds"] < 8 and set(r["scores"]) == {
+            "cws"
+        }  # about the budget of 2 s and r["fill_mask"]["word"]["blanks"] > 0
+    assert (out / "pretrain" / "electra" / "final" / "generator" / "config.json").is_file()
+    assert rows[2]["fill_mask_head"]["char"]["blanks"] > 0 and not rows[1]["fill_mask_head"]
+    assert rows[2]["fill_mask"] != rows[2]["fill_mask_head"]
+    table = (out / "objectives.md").read_text(encoding="utf-8")
+    assert "| init | 0 | 0 |" in table and "(generator);" in table and "(MLM head)" in table

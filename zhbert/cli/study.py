@@ -1,4 +1,4 @@
-"""Probing and the studies: probe, study modes / masking / long / long-classification / multitask / words."""
+"""Probing and the studies: probe, study modes / masking / objectives / long / long-classification / multitask / words."""
 
 from __future__ import annotations
 
@@ -59,7 +59,8 @@ def probe(
 
 
 study_app = typer.Typer(
-    help="Studies of application modes, masking, long texts, multi-task and word information (tables and plots; docs/studies.md).",
+    help="Studies of application modes, masking, pretraining objectives, long texts, multi-task and word information "
+    "(tables and plots; docs/studies.md).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -236,6 +237,66 @@ def study_masking(
             "max_length": max_length,
             "pretrain_learning_rate": pretrain_learning_rate,
         },  # fmt: skip
+    )
+
+
+@study_app.command("objectives")
+def study_objectives(
+    corpus: List[Path] = typer.Option(..., "--corpus", help="pretraining text (files or folders, or one *.zhcorpus file)"),
+    output: Path = typer.Option(..., *OUTPUT_DIR, help="folder for pretraining runs, fine-tuning runs and objectives.md"),
+    init: str = typer.Option("base", help="the BERT checkpoint folder or bundled model every objective continues from"),
+    cpu_seconds: float = typer.Option(..., help="CPU seconds (all threads) of pretraining each objective gets"),
+    objectives: List[str] = typer.Option(["mlm", "electra"], "--objective", help="mlm or electra (repeat the flag)"),
+    masking: str = typer.Option("wwm", help="masking strategy (for electra: the generator's)"),
+    batch_size: int = typer.Option(32),
+    max_length: int = typer.Option(128),
+    max_docs: Optional[int] = typer.Option(None),
+    pretrain_learning_rate: float = typer.Option(3e-4, help="peak learning rate of every pretraining run"),
+    calibration_steps: int = typer.Option(40, help="steps of the short run that measures each objective's CPU seconds per step"),
+    mlm_head_steps: int = typer.Option(300, help="steps of the masked-LM head continued on the ELECTRA encoder, for fill-mask (0: none)"),
+    tasks: List[str] = typer.Option(None, "--task", help="a recipe (repeat the flag); default: every recipe"),
+    seeds: List[int] = typer.Option([1], "--seed"),
+    max_train_samples: Optional[int] = typer.Option(None),
+    max_eval_samples: Optional[int] = typer.Option(None),
+    epochs: Optional[float] = typer.Option(None),
+    max_steps: Optional[int] = typer.Option(None),
+    preset: str = typer.Option("full"),
+    fill_mask_sentences: int = typer.Option(2000, help="held-out People's Daily sentences for char and whole-word fill-mask (0: skip)"),
+) -> None:
+    """Pretrain further under each objective (masked LM, ELECTRA) for the same CPU time; fine-tune and score each."""
+    from ..studies import STUDY_TASKS
+    from ..studies.objectives import run_objectives, write_objectives_report
+    from ..training.pretrain import OBJECTIVES
+
+    tasks = tasks or list(STUDY_TASKS)
+    bad = [o for o in objectives if o not in OBJECTIVES] + [t for t in tasks if t not in STUDY_TASKS]
+    if bad:
+        _fail(f"unknown objective or task: {', '.join(bad)}; objectives: {', '.join(OBJECTIVES)}; tasks: {', '.join(STUDY_TASKS)}", code=2)
+    if cpu_seconds <= 0:
+        _fail("--cpu-seconds must be above 0", code=2)
+    recipe_args = _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, preset)
+    _run_study(
+        lambda: run_objectives(
+            [str(c) for c in corpus],
+            output,
+            init,
+            cpu_seconds,
+            tuple(objectives),
+            masking,
+            batch_size,
+            max_length,
+            pretrain_learning_rate,
+            max_docs,
+            tasks,
+            seeds,
+            recipe_args,
+            fill_mask_sentences,
+            calibration_steps,
+            mlm_head_steps,
+        ),  # fmt: skip
+        write_objectives_report,
+        output,
+        {"init": init, "cpu_seconds": cpu_seconds, "masking": masking, "batch_size": batch_size, "max_length": max_length},
     )
 
 

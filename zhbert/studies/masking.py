@@ -10,7 +10,7 @@ from pathlib import Path
 
 from . import STUDY_TASKS, run_recipe, summary
 
-__all__ = ["MaskingRow", "load_masked_lm", "held_out_fill_mask", "run_masking", "write_masking_report"]
+__all__ = ["MaskingRow", "load_masked_lm", "held_out_fill_mask", "score_encoder", "run_masking", "write_masking_report"]
 
 
 @dataclass
@@ -50,6 +50,39 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
     model = load_masked_lm(model_dir)
     tok = load_tokenizer(model_dir)
     return {"char": evaluate_mlm(model, tok, texts).to_dict(), "word": evaluate_mlm(model, tok, texts, words=words).to_dict()}
+
+
+def score_encoder(
+    model_dir: str | Path,
+    finetune_dir: Path,
+    cache_dir: Path,
+    tasks,
+    seeds,
+    recipe_args: dict | None = None,
+    fill_mask_sentences: int = 2000,
+    fill_mask_model: str | Path | None = None,
+) -> tuple[dict, dict]:
+    """A study's scores of one encoder: (task -> {"dataset", "metric", "mean", "std", "scores"} over
+    ``seeds``, each run in ``finetune_dir/<task>-seed<seed>``; held-out fill-mask "char" / "word",
+    cached in ``cache_dir``). ``fill_mask_model``: the masked LM that answers fill-mask for an encoder
+    without one (an ELECTRA discriminator's generator); default the encoder itself."""
+    fill_mask = {}
+    if fill_mask_sentences:
+        cached = Path(cache_dir) / "study_fill_mask.json"
+        if not cached.is_file() or json.loads(cached.read_text()).get("sentences") != fill_mask_sentences:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            found = held_out_fill_mask(fill_mask_model or model_dir, fill_mask_sentences)
+            cached.write_text(json.dumps({"sentences": fill_mask_sentences, **found}))
+        fill_mask = {k: v for k, v in json.loads(cached.read_text()).items() if k != "sentences"}
+    scores = {}
+    for task in tasks:
+        values, record = [], None
+        for seed in seeds:
+            folder = Path(finetune_dir) / f"{task}-seed{seed}"
+            record = run_recipe(task, folder, encoder=str(model_dir), seed=seed, save_model=False, **(recipe_args or {}))
+            values.append(float(record["score"]))
+        scores[task] = {"dataset": record["dataset"], "metric": record["headline"], **summary(values)}
+    return scores, fill_mask
 
 
 def run_masking(
@@ -93,25 +126,9 @@ def run_masking(
     rows = []
 
     def score(row: MaskingRow, model_dir: str | Path, cache_dir: Path, name: str) -> MaskingRow:
-        if fill_mask_sentences:
-            cached = cache_dir / "study_fill_mask.json"
-            if not cached.is_file() or json.loads(cached.read_text()).get("sentences") != fill_mask_sentences:
-                cache_dir.mkdir(parents=True, exist_ok=True)
-                cached.write_text(json.dumps({"sentences": fill_mask_sentences, **held_out_fill_mask(model_dir, fill_mask_sentences)}))
-            row.fill_mask = {k: v for k, v in json.loads(cached.read_text()).items() if k != "sentences"}
-        for task in tasks:
-            scores, record = [], None
-            for seed in seeds:
-                record = run_recipe(
-                    task,
-                    out / "finetune" / name / f"{task}-seed{seed}",
-                    encoder=str(model_dir),
-                    seed=seed,
-                    save_model=False,
-                    **(recipe_args or {}),
-                )
-                scores.append(float(record["score"]))
-            row.scores[task] = {"dataset": record["dataset"], "metric": record["headline"], **summary(scores)}
+        row.scores, row.fill_mask = score_encoder(
+            model_dir, out / "finetune" / name, cache_dir, tasks, seeds, recipe_args, fill_mask_sentences
+        )
         return row
 
     if init is not None:
