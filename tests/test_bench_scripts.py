@@ -24,6 +24,7 @@ SH_SCRIPTS = sorted(p.name for p in BENCH.glob("*.sh"))
 SMOKE = {
     "agreement.py": ["--n", "10"],
     "api_speed.py": ["--sentences", "40", "--repeats", "3", "--skip-demo"],
+    "candidate_rule.py": ["cws", "--bundled", "cws-fast", "--candidate", "cws-fast", "--limit", "20"],
     "batch_shapes.py": ["cws-fast", "--lines", "40", "--rounds", "1", "--shapes", "2048xnone"],
     "inference_limit.py": ["--threads", "1", "--sentences", "40", "--repeats", "1"],
     "long_text.py": ["--chars", "1500", "--threads", "1"],
