@@ -56,7 +56,8 @@ def quoted_commands(text: str, inline: bool = True) -> list[str]:
 
 
 def _flags(words: list[str]) -> set[str]:
-    return {w.split("=")[0].replace("-", "_").lstrip("_") for w in words if w.startswith("--")}
+    """The options named; a quoted value holding spaces (--recipe-flags "--crf --epochs 2") is a value, not one."""
+    return {w.split("=")[0].replace("-", "_").lstrip("_") for w in words if w.startswith("--") and not any(c.isspace() for c in w)}
 
 
 def _dataclass_fields(cls) -> set[str]:
