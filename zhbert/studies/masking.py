@@ -10,7 +10,15 @@ from pathlib import Path
 
 from . import STUDY_TASKS, run_recipe, summary
 
-__all__ = ["MaskingRow", "load_masked_lm", "held_out_fill_mask", "score_encoder", "run_masking", "write_masking_report"]
+__all__ = [
+    "MaskingRow",
+    "load_masked_lm",
+    "held_out_fill_mask",
+    "study_pretrain_config",
+    "score_encoder",
+    "run_masking",
+    "write_masking_report",
+]
 
 
 @dataclass
@@ -50,6 +58,17 @@ def held_out_fill_mask(model_dir: str | Path, sentences: int) -> dict:
     model = load_masked_lm(model_dir)
     tok = load_tokenizer(model_dir)
     return {"char": evaluate_mlm(model, tok, texts).to_dict(), "word": evaluate_mlm(model, tok, texts, words=words).to_dict()}
+
+
+def study_pretrain_config(corpus, folder: str | Path, steps: int, **settings):
+    """A study's pretraining run: ``steps`` steps into ``folder``, a checkpoint every quarter (at least
+    50 steps apart), about 20 loss-log points, seed 42; ``settings``: the other ``PretrainConfig`` fields."""
+    from ..training.pretrain import PretrainConfig
+
+    return PretrainConfig(
+        corpus=list(corpus), output=str(folder), max_steps=steps, save_steps=max(50, steps // 4), logging_steps=max(1, steps // 20),
+        seed=42, **settings,
+    )  # fmt: skip
 
 
 def score_encoder(
@@ -118,7 +137,7 @@ def run_masking(
     Below it, a masking's encoder has not yet paid for its pretraining (measured on this CPU
     at 7,000 ``tiny`` steps: no masking was above it on PKU CWS)."""
     from ..masking import MASKERS
-    from ..training.pretrain import PretrainConfig, pretrain, read_loss_log, save_untrained
+    from ..training.pretrain import pretrain, read_loss_log, save_untrained
 
     maskings = tuple(maskings or MASKERS)  # default: every registered strategy
 
@@ -139,24 +158,11 @@ def run_masking(
             raise FileNotFoundError(f"{init}: not a model folder (config.json is missing)")
         rows.append(score(MaskingRow("init", False, 0, 0, 0.0, None), init, out / "pretrain" / "init", "init"))
 
-    def config(masking: str, nsp: bool, folder: Path) -> PretrainConfig:
-        return PretrainConfig(
-            corpus=list(corpus),
-            output=str(folder),
-            masking=masking,
-            nsp=nsp,
-            size=size,
-            init=init,
-            max_steps=steps,
-            batch_size=batch_size,
-            max_length=max_length,
-            max_docs=max_docs,
-            learning_rate=learning_rate,
-            save_steps=max(50, steps // 4),
-            logging_steps=max(1, steps // 20),
-            num_proc=num_proc,
-            seed=42,
-        )
+    def config(masking: str, nsp: bool, folder: Path):
+        return study_pretrain_config(
+            corpus, folder, steps, masking=masking, nsp=nsp, size=size, init=init, batch_size=batch_size, max_length=max_length,
+            max_docs=max_docs, learning_rate=learning_rate, num_proc=num_proc,
+        )  # fmt: skip
 
     if init is None and untrained:
         folder = out / "pretrain" / "none"
@@ -187,26 +193,36 @@ def run_masking(
     return rows
 
 
+def write_rows_json(rows, path: Path, meta: dict | None) -> None:
+    """A study's rows (dataclasses) and its settings, as JSON."""
+    path.write_text(json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def task_headers(rows) -> str:
+    """The table columns of the recipes a study scored: ``dataset (metric)``, in the rows' order."""
+    return " | ".join(f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in rows[0].scores) if rows else ""
+
+
+def task_cells(row) -> str:
+    """A row's recipe scores in percent, ``mean ± sd`` where several seeds ran."""
+    return " | ".join(f"{100 * v['mean']:.2f}" + (f" ± {100 * v['std']:.2f}" if len(v["scores"]) > 1 else "") for v in row.scores.values())
+
+
 def write_masking_report(rows: list[MaskingRow], output: str | Path, meta: dict | None = None) -> dict[str, Path]:
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "masking.json").write_text(
-        json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8"
-    )
+    write_rows_json(rows, out / "masking.json", meta)
     tasks = list(rows[0].scores) if rows else []
     fill = bool(rows and rows[0].fill_mask)
     head = (
         "| masking | NSP | steps | tokens | pretrain wall time | final MLM loss | "
         + ("fill-mask char acc | whole-word acc | " if fill else "")
-        + " | ".join(f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in tasks)
+        + task_headers(rows)
         + " |"
     )
     lines = [head, "|---|---|---|---|---|---|" + "---|" * (len(tasks) + 2 * fill)]
     for r in rows:
-        cells = " | ".join(
-            f"{100 * r.scores[t]['mean']:.2f}" + (f" ± {100 * r.scores[t]['std']:.2f}" if len(r.scores[t]["scores"]) > 1 else "")
-            for t in tasks
-        )
+        cells = task_cells(r)
         loss = f"{r.final_loss:.3f}" if r.final_loss is not None else "–"
         fm = f"{100 * r.fill_mask['char']['accuracy']:.2f} | {100 * r.fill_mask['word']['accuracy']:.2f} | " if fill else ""
         nsp = "yes" if r.nsp else "no"

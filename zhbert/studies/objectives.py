@@ -11,12 +11,11 @@ continued briefly on the discriminator (``mlm_head_steps``), the two ways a user
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import STUDY_TASKS
-from .masking import score_encoder
+from .masking import score_encoder, study_pretrain_config, task_cells, task_headers, write_rows_json
 
 __all__ = ["ObjectiveRow", "cpu_seconds_per_step", "calibrated_steps", "run_objectives", "write_objectives_report"]
 
@@ -78,28 +77,16 @@ def run_objectives(
     result (and ``init`` itself, the row "init") with the same recipes and fill-mask. Every run is
     skipped or resumed once started, so a stopped study continues where it was."""
     from ..models_registry import resolve_model_path
-    from ..training.pretrain import PretrainConfig, pretrain
+    from ..training.pretrain import pretrain
 
     out = Path(output)
     init = str(resolve_model_path(init))
 
-    def config(objective: str, folder: Path, steps: int, start: str = init, masking_: str = masking) -> PretrainConfig:
-        return PretrainConfig(
-            corpus=list(corpus),
-            output=str(folder),
-            objective=objective,
-            masking=masking_,
-            init=start,
-            max_steps=steps,
-            batch_size=batch_size,
-            max_length=max_length,
-            max_docs=max_docs,
-            learning_rate=learning_rate,
-            save_steps=max(50, steps // 4),
-            logging_steps=max(1, min(25, steps // 20)),
-            num_proc=num_proc,
-            seed=42,
-        )
+    def config(objective: str, folder: Path, steps: int, start: str = init):
+        return study_pretrain_config(
+            corpus, folder, steps, objective=objective, masking=masking, init=start, batch_size=batch_size, max_length=max_length,
+            max_docs=max_docs, learning_rate=learning_rate, num_proc=num_proc,
+        )  # fmt: skip
 
     def scored(row: ObjectiveRow, model_dir, name: str, fill_mask_model=None) -> ObjectiveRow:
         row.scores, row.fill_mask = score_encoder(
@@ -134,23 +121,18 @@ def run_objectives(
 def write_objectives_report(rows: list[ObjectiveRow], output: str | Path, meta: dict | None = None) -> dict[str, Path]:
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "objectives.json").write_text(
-        json.dumps({"meta": meta or {}, "rows": [asdict(r) for r in rows]}, ensure_ascii=False, indent=1), encoding="utf-8"
-    )
+    write_rows_json(rows, out / "objectives.json", meta)
     tasks = list(rows[0].scores) if rows else []
     fill = bool(rows and rows[0].fill_mask)
     head = "| objective | steps | token slots | CPU s | final loss | " + ("fill-mask char / word | " if fill else "")
-    head += " | ".join(f"{rows[0].scores[t]['dataset']} ({rows[0].scores[t]['metric']})" for t in tasks) + " |"
+    head += task_headers(rows) + " |"
     lines = [head, "|---|---:|---:|---:|---:|" + "---:|" * (len(tasks) + fill)]
 
     def pct(scores: dict) -> str:
         return f"{100 * scores['char']['accuracy']:.1f}% / {100 * scores['word']['accuracy']:.1f}%"
 
     for r in rows:
-        cells = " | ".join(
-            f"{100 * r.scores[t]['mean']:.2f}" + (f" ± {100 * r.scores[t]['std']:.2f}" if len(r.scores[t]["scores"]) > 1 else "")
-            for t in tasks
-        )
+        cells = task_cells(r)
         fm = ""
         if fill:
             fm = pct(r.fill_mask) + (f" (generator); {pct(r.fill_mask_head)} (MLM head)" if r.fill_mask_head else "") + " | "
