@@ -16,6 +16,9 @@ __all__ = [
     "held_out_fill_mask",
     "study_pretrain_config",
     "score_encoder",
+    "task_headers",
+    "task_cells",
+    "write_rows_json",
     "run_masking",
     "write_masking_report",
 ]
