@@ -16,7 +16,7 @@
 #   python bench/ner_split_overlap.py --dataset msra --models OUT/soup-trim       # dev, dev at test's mix, test
 #   zhbert train ner --dataset msra-bio --evaluate-only OUT/soup-trim --output-dir OUT/bio   # msra_test_bio.txt
 set -euo pipefail
-export OMP_NUM_THREADS=2 TOKENIZERS_PARALLELISM=false
+export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/ner-cpu-soup}
 COMMON="--dataset msra --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --init-seed 42 --score-on dev --save-steps 200"
 
