@@ -83,6 +83,60 @@ def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row
     assert pku != weibo_lines
 
 
+def test_a_blended_reading_between_the_standards_becomes_the_default(tiny_encoder, tokenizer, sentences, tmp_path):
+    """`zhbert export --blend-criteria NAME`: NAME's segment row is the mean of the trained standards'
+    rows, criterion=None reads it, and each trained standard still reads by its own row."""
+    from zhbert.export import export_model
+    from zhbert.heads import HeadConfig, load_head, new_head, predict_tags, save_head
+    from zhbert.model_info import describe
+
+    model = new_head(tiny_encoder, HeadConfig(**BMES, crf=True, criteria=["pku", "weibo"])).eval()
+    with torch.no_grad():  # two standards that training has moved apart
+        model.bert.embeddings.token_type_embeddings.weight[1] += 3 * torch.randn(
+            model.config.hidden_size, generator=torch.Generator().manual_seed(0)
+        )
+    folder, blended_folder = tmp_path / "model", tmp_path / "blended"
+    save_head(model, tokenizer, folder)
+    cmd = [sys.executable, "-m", "zhbert", "export", str(folder), str(blended_folder), "--no-fp16", "--blend-criteria", "mixed"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    blended = load_head(blended_folder).eval()
+    old, table = _type_table(model), _type_table(blended)
+    assert blended.head.criteria == ["pku", "weibo", "mixed"] and blended.head.default_criterion == "mixed"
+    assert blended.config.type_vocab_size == 3 and torch.equal(table[:2], old) and torch.allclose(table[2], old.mean(0))
+    assert describe(str(blended_folder))["default_criterion"] == "mixed"  # what `zhbert info` shows
+
+    def tags(preds):
+        return [p.tags for p in preds]
+
+    texts = [r["text"] for r in sentences]
+    default = tags(predict_tags(blended, tokenizer, texts))
+    assert default == tags(predict_tags(blended, tokenizer, texts, criterion="mixed"))
+    for standard in ("pku", "weibo"):
+        assert tags(predict_tags(blended, tokenizer, texts, criterion=standard)) == tags(
+            predict_tags(model, tokenizer, texts, criterion=standard)
+        )
+    assert default != tags(predict_tags(model, tokenizer, texts, criterion="pku"))
+    with torch.no_grad():  # the oracle: the unblended model with its first row set to the mean by hand
+        model.bert.embeddings.token_type_embeddings.weight[0] = old.mean(0)
+    assert default == tags(predict_tags(model, tokenizer, texts))
+
+    import zhbert
+
+    seg = zhbert.load(str(blended_folder), web_units=False)
+    assert seg.criterion is None and [p.tags for p in seg.tags(texts)] == default
+
+    with pytest.raises(ValueError, match="criterion 'pku' is one of this model's already: pku, weibo"):
+        export_model(folder, tmp_path / "again", blend_criteria="pku")
+    one = tmp_path / "one"
+    save_head(new_head(tiny_encoder, HeadConfig(**BMES)), tokenizer, one)
+    with pytest.raises(ValueError, match="this model has no criteria"):
+        export_model(one, tmp_path / "one-blended", blend_criteria="mixed")
+    assert not (tmp_path / "again").exists() and not (tmp_path / "one-blended").exists()
+    with pytest.raises(ValueError, match="default_criterion 'mixed' is not one of the head's criteria: pku, weibo"):
+        HeadConfig(**BMES, criteria=["pku", "weibo"], default_criterion="mixed")
+
+
 def test_criteria_are_refused_where_they_cannot_work(tiny_encoder, tokenizer):
     from zhbert.heads import HeadConfig, new_head, predict_tags
     from zhbert.heads.criteria import add_criteria

@@ -170,7 +170,7 @@ class _HeadPredictor:
         self._forced_dictionary = None  # the user dictionary whose words are forced (token heads)
         self._forced_words = None  # its matcher (heads.user_dict.ForcedWords), built once per dictionary
         self.forced = None  # what decoding enforces: the forced words and, for segmentation, the units
-        self.criterion = None  # the annotation standard to tag by (a head trained with criteria); None: its first
+        self.criterion = None  # the annotation standard to tag by (a head trained with criteria); None: its default
         self.dictionary_summary = None  # what the user dictionary held: entries, repeats merged, lines skipped, words left out
 
     def _check_token_head(self, what: str = "a user dictionary") -> None:
@@ -221,7 +221,8 @@ class _HeadPredictor:
 
     def use_criterion(self, criterion: str | None) -> None:
         """Tag by ``criterion``, one of the standards the head was trained on (``head.criteria``, e.g.
-        ``"pku"`` or ``"weibo"`` for a segmenter trained with ``--criteria pku,weibo``); ``None``: the first."""
+        ``"pku"`` or ``"weibo"`` for a segmenter trained with ``--criteria pku,weibo``); ``None``: its default
+        (``head.default_criterion``, else the first)."""
         self._check_token_head("criterion")
         if criterion is not None and not self.head.criteria:
             raise ValueError(f"criterion {criterion!r}: {self.path} was trained on one annotation standard (no --criteria)")
@@ -687,8 +688,9 @@ def load(
     when left at ``True``. ``zhbert/web_units.py`` has the rules.
 
     ``criterion`` (a segmentation or NER model trained on several annotation standards with
-    ``--criteria``, e.g. ``"pku"`` or ``"weibo"``): the standard to tag by; ``None``: the first
-    it was trained with. ``zhbert/heads/criteria.py`` has the details.
+    ``--criteria``, e.g. ``"pku"`` or ``"weibo"``): the standard to tag by; ``None``: the model's default, the first
+    it was trained with unless ``zhbert export --blend-criteria`` made a reading between them the
+    default. ``zhbert/heads/criteria.py`` has the details.
 
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/LOG.md, "Inference against

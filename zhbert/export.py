@@ -30,6 +30,7 @@ def export_model(
     overwrite: bool = False,
     onnx: bool = False,
     int8: bool = False,
+    blend_criteria: str | None = None,
 ) -> Path:
     """Copy ``src`` to ``dst``. A folder older zhbert made gets its tokenizer converted to
     zhbert's normaliser and a ``zhbert_encoder`` record (``trained_length``: the encoder's
@@ -37,6 +38,9 @@ def export_model(
     rows at its end that the tokenizer never emits (:mod:`zhbert.vocab_trim`); the same outputs.
     ``onnx``: also write the head's encoder as ``onnx/model.onnx`` (with ``int8``, ``onnx/model_qint8.onnx``
     too), which ``zhbert.load(dst, backend="onnx")`` runs (:mod:`zhbert.onnx_backend`).
+    ``blend_criteria``: a name for a reading between the standards of a head trained with several
+    (``--criteria``), the mean of their segment rows, made the default that ``criterion=None`` reads
+    (:func:`zhbert.heads.criteria.blend_criteria`); the trained criteria keep their rows.
     ``dst`` must be new, empty, or (with ``overwrite``) a model folder: :mod:`zhbert.destination`."""
     from .models_registry import POS_MARKER, resolve_model_path
 
@@ -52,7 +56,7 @@ def export_model(
         raise ValueError("--int8 quantises the ONNX graph: give --onnx with it")
     check_destination(dst, [src], overwrite, what="export")
     with staged_folder(dst) as staging:  # the old export is replaced only once the new one is complete
-        _write_export(src, staging, fp16, trained_length, trim_vocab)
+        _write_export(src, staging, fp16, trained_length, trim_vocab, blend_criteria)
         if onnx:  # made from the staged weights, as zhbert.load will read them
             from .onnx_backend import export_onnx
 
@@ -60,11 +64,16 @@ def export_model(
     return dst
 
 
-def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | None, trim_vocab: bool) -> None:
+def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | None, trim_vocab: bool, blend: str | None) -> None:
     for f in src.iterdir():
         if f.is_file() and f.name != WEIGHTS and not f.name.startswith(("training_args", "optimizer", "scheduler", "rng_state")):
             shutil.copy2(f, staging / f.name)
     config = json.loads((staging / "config.json").read_text(encoding="utf-8"))
+    tensors = load_file(str(src / WEIGHTS))
+    if blend is not None:
+        from .heads.criteria import blend_criteria
+
+        blend_criteria(tensors, config, blend)
     arch = config.get("architectures") or []
     if arch and arch[0].startswith("SparseBert"):  # zhbert's training-time subclass: name the stock class
         config["architectures"] = [arch[0].replace("SparseBert", "Bert")]
@@ -92,7 +101,6 @@ def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | No
         if KEY not in config:
             config[KEY] = {"max_length": trained_length or encoder_trained_length(config, src), "normalizer": normalizer_name(tokenizer)}
         save_tokenizer(tokenizer, staging, max_length=config[KEY].get("max_length"))
-    tensors = load_file(str(src / WEIGHTS))
     if trim_vocab:
         tensors = _trimmed(src, staging, config, tensors, tokenizer)
     (staging / "config.json").write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

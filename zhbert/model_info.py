@@ -48,8 +48,13 @@ def describe(name_or_path: str) -> dict:
         from .model_card import zhbert_only_reasons
 
         word_features += [r for r in zhbert_only_reasons(HeadConfig.from_dict(dict(head)), config.model_type) if "features" not in r]
-    # annotation standards a head was trained on (--criteria); the first is what criterion=None reads by
-    criteria = {"criteria": list(head["criteria"])} if head.get("criteria") else {}
+    # annotation standards a head was trained on (--criteria), and what criterion=None reads by (the first
+    # unless `zhbert export --blend-criteria` made a reading between them the default)
+    criteria = (
+        {"criteria": list(head["criteria"]), "default_criterion": head.get("default_criterion") or head["criteria"][0]}
+        if head.get("criteria")
+        else {}
+    )
     soup = {}
     if (path / SOUP_MANIFEST).is_file():  # `zhbert soup`: the mean of these runs' weights
         soup = {"soup_of": [i["folder"] for i in json.loads((path / SOUP_MANIFEST).read_text(encoding="utf-8"))["ingredients"]]}

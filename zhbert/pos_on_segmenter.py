@@ -89,6 +89,7 @@ def train(
         mode="frozen",
         representation=representation,
         criteria=[],
+        default_criterion=None,
     )
     model = pos_model(seg, head)
     train_rows = data.train[:max_train_samples] if max_train_samples else data.train

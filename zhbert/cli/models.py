@@ -38,13 +38,21 @@ def export(
         False, "--onnx", help="also write the encoder as DEST/onnx/model.onnx for backend='onnx' (task heads; pip install 'zhbert[onnx]')"
     ),
     int8: bool = typer.Option(False, "--int8", help="with --onnx: also DEST/onnx/model_qint8.onnx, int8 weights (backend='onnx-int8')"),
+    blend_criteria: Optional[str] = typer.Option(
+        None,
+        "--blend-criteria",
+        metavar="NAME",
+        help="a head trained with --criteria: add NAME, a reading between its standards (the mean of their segment rows), as the default",
+    ),
 ) -> None:
     """Copy a model folder for shipping, weights in fp16 safetensors; with --onnx, the encoder as an ONNX graph too."""
     from ..errors import ZhbertError
     from ..export import export_model
 
     try:
-        out = export_model(source, dest, fp16, trained_length, trim_vocab, overwrite=overwrite, onnx=onnx, int8=int8)
+        out = export_model(
+            source, dest, fp16, trained_length, trim_vocab, overwrite=overwrite, onnx=onnx, int8=int8, blend_criteria=blend_criteria
+        )
     except (OSError, ValueError, ZhbertError) as e:
         _fail(str(e))
     size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file()) / 1e6

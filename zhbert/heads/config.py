@@ -70,8 +70,11 @@ class HeadConfig:
     bigram_dim: int = 0  # 0: no bigram features; else (t-1, t) and (t, t+1) embeddings of this size
     bigram_buckets: int = 65536
     # token heads: the annotation standards this head was trained on, one segment id each (criterion i
-    # reads as token_type_ids == i; zhbert.heads.criteria); the first is the default. Empty: one standard
+    # reads as token_type_ids == i; zhbert.heads.criteria). Empty: one standard
     criteria: list[str] = field(default_factory=list)
+    # the criterion that criterion=None reads (None: the first); `zhbert export --blend-criteria NAME` adds
+    # NAME, a reading between the standards (the mean of their segment rows), and makes it this default
+    default_criterion: str | None = None
 
     def __post_init__(self):
         if self.kind not in HEAD_KINDS:
@@ -127,6 +130,9 @@ class HeadConfig:
             check_criteria(self.criteria)
             if self.mode == "frozen":
                 raise ValueError("criteria are learnt in the encoder's segment embeddings, which a frozen encoder never updates")
+        if self.default_criterion is not None and self.default_criterion not in self.criteria:
+            known = ", ".join(self.criteria) or "none (one standard)"
+            raise ValueError(f"default_criterion {self.default_criterion!r} is not one of the head's criteria: {known}")
         if self.window is not None and self.window < 3:
             raise ValueError(f"window must hold at least [CLS] x [SEP] (3 tokens), got {self.window}")
 

@@ -21,7 +21,7 @@ from torch import nn
 
 from ..encoders import token_type_table
 
-__all__ = ["check_criteria", "criterion_ids", "segment_ids", "add_criteria"]
+__all__ = ["check_criteria", "criterion_ids", "segment_ids", "add_criteria", "blend_criteria"]
 
 
 def check_criteria(criteria: list[str]) -> None:
@@ -33,9 +33,9 @@ def check_criteria(criteria: list[str]) -> None:
         raise ValueError(f"criteria repeat: {list(criteria)}")
 
 
-def criterion_ids(criteria: list[str], names: list[str | None], where: str = "text") -> list[int]:
-    """The segment id of each name (``None``: the first criterion, the model's default); an
-    unknown name is an error naming its position (``where`` says what the positions count)."""
+def criterion_ids(criteria: list[str], names: list[str | None], where: str = "text", default: str | None = None) -> list[int]:
+    """The segment id of each name (``None``: ``default``, else the first criterion); an unknown
+    name is an error naming its position (``where`` says what the positions count)."""
     if not criteria:
         given = sorted({n for n in names if n is not None})
         if given:
@@ -45,7 +45,7 @@ def criterion_ids(criteria: list[str], names: list[str | None], where: str = "te
     out = []
     for k, name in enumerate(names):
         if name is None:
-            out.append(0)
+            out.append(index[default] if default is not None else 0)
         elif name in index:
             out.append(index[name])
         else:
@@ -81,3 +81,34 @@ def add_criteria(model, criteria: list[str], trained: list[str]) -> None:
         model.base_model.embeddings.token_type_embeddings = nn.Embedding(n, old.size(1), device=old.device, dtype=old.dtype)
         model.config.type_vocab_size = n
     token_type_table(model).weight.data.copy_(weight)
+
+
+def blend_criteria(tensors: dict[str, torch.Tensor], config: dict, name: str) -> None:
+    """Add ``name`` to a saved head's criteria, a reading between its standards: its segment row is
+    the mean of theirs, and ``criterion=None`` reads it from then on (``default_criterion``). In place,
+    on the weights and the ``config.json`` dict of a model folder (``zhbert export --blend-criteria``).
+    Text whose standard is unknown, a user's, agrees with neither standard's habits in particular;
+    bench/LOG.md measures such readings on each standard's dev split."""
+    head = config.get("zhbert_head") or {}
+    criteria = list(head.get("criteria") or [])
+    if len(criteria) < 2:
+        raise ValueError(
+            f"--blend-criteria averages the segment rows of the standards a head was trained on (--criteria); "
+            f"this model has {len(criteria) or 'no'} criteri{'on' if len(criteria) == 1 else 'a'}"
+        )
+    if name in criteria:
+        raise ValueError(f"criterion {name!r} is one of this model's already: {', '.join(criteria)}")
+    check_criteria([*criteria, name])
+    key = next((k for k in tensors if k.endswith("embeddings.token_type_embeddings.weight")), None)
+    if key is None:
+        raise ValueError("--blend-criteria writes a segment row: this model has no token-type table")
+    rows, n = tensors[key], len(criteria)
+    mean = rows[:n].float().mean(0).to(rows.dtype)
+    if rows.shape[0] > n:  # a row no criterion reads
+        rows = rows.clone()
+        rows[n] = mean
+    else:
+        rows = torch.cat([rows, mean[None]])
+    tensors[key] = rows
+    config["type_vocab_size"] = max(int(config.get("type_vocab_size") or 0), n + 1)
+    head["criteria"], head["default_criterion"] = [*criteria, name], name

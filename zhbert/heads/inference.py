@@ -58,7 +58,7 @@ def predict_tags(
     batch (``None``: as many as the model's token budget holds, :func:`batch_token_budget`);
     ``forced`` (a :class:`~zhbert.heads.user_dict.ForcedWords`) keeps its words whole in decoding;
     ``criterion``: the annotation standard to tag by (a head trained with ``criteria``), one name for
-    every text or one per text; ``None`` the head's first. ``with_scores=False`` leaves each
+    every text or one per text; ``None`` the head's default (``default_criterion``, else its first). ``with_scores=False`` leaves each
     record's ``scores`` empty (a segmenter's words carry none; the softmax and the gather cost
     about a twentieth of a small model's time)."""
     if model.head.kind != "token":
@@ -69,7 +69,7 @@ def predict_tags(
     names = criterion if isinstance(criterion, (list, tuple)) else [criterion] * len(texts)
     if len(names) != len(texts):
         raise ValueError(f"{len(names)} criteria for {len(texts)} texts")
-    types = criterion_ids(model.head.criteria, list(names))
+    types = criterion_ids(model.head.criteria, list(names), default=model.head.default_criterion)
     encs = encode(tokenizer, texts)
     spans = [coll.text_spans(e) for e in encs]
     rows = window_rows(spans, keep_empty=False)
