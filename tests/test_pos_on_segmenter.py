@@ -134,3 +134,13 @@ def test_a_segmenter_of_several_standards_gets_a_pos_head(tiny_encoder, tokenize
         cut = zhbert.load(str(tmp_path / "seg"), criterion=criterion)(SENTENCES[0])
         assert [(w.text, w.start, w.end) for w in words] == [(w.text, w.start, w.end) for w in cut]
         assert all(w.label for w in words)
+
+    # a segmenter whose default reads between its standards (zhbert export --blend-criteria) takes one too
+    from zhbert.export import export_model
+
+    export_model(tmp_path / "seg", tmp_path / "seg-mixed", fp16=False, blend_criteria="mixed")
+    record = train(str(tmp_path / "seg-mixed"), str(tmp_path / "pos-mixed"), max_train_samples=32, max_steps=2, max_eval_samples=5)
+    assert record["features_criterion"] == "pku"
+    words = zhbert.load(str(tmp_path / "pos-mixed" / "model"))(SENTENCES[0])
+    cut = zhbert.load(str(tmp_path / "seg-mixed"))(SENTENCES[0])
+    assert [(w.text, w.start, w.end) for w in words] == [(w.text, w.start, w.end) for w in cut]
