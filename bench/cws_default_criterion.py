@@ -7,23 +7,20 @@ with all of them. No test set is read.
 
     python bench/cws_default_criterion.py runs/cws-candidates/cws-trim runs/cws-candidates/cws-fast-trim
 
-The mean-row reading is a copy of the model whose first segment row (the default's) is the mean of
-all rows, written to a temporary folder; it is chosen only if it leads every single reading by more
-than --mean-margin (it is not something `zhbert.load` offers).
+The mean-row reading is the model as `zhbert export --blend-criteria mixed` writes it (to a temporary
+folder), read with its default; it is chosen only if it leads every single reading by more than
+--mean-margin.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-SEGMENT_ROWS = "bert.embeddings.token_type_embeddings.weight"
 
 
 def dev_by_source(dataset: str = "news+weibo") -> dict[str, tuple[list[str], list[list[str]]]]:
@@ -36,18 +33,6 @@ def dev_by_source(dataset: str = "news+weibo") -> dict[str, tuple[list[str], lis
         texts.append(row["text"])
         words.append(row["words"])
     return groups
-
-
-def mean_row_copy(model: Path, folder: Path) -> Path:
-    """``model`` with its default segment row replaced by the mean of all its rows."""
-    from safetensors.torch import load_file, save_file
-
-    shutil.copytree(model, folder)
-    weights = load_file(str(model / "model.safetensors"))
-    rows = weights[SEGMENT_ROWS]
-    rows[0] = rows.float().mean(0).to(rows.dtype)
-    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
-    return folder
 
 
 def word_f1(model: str, criterion: str | None, texts: list[str], gold: list[list[str]]) -> float:
@@ -66,6 +51,7 @@ def main(argv=None) -> None:
     import torch
 
     import zhbert
+    from zhbert.export import export_model
 
     torch.set_num_threads(1)
     sources = dev_by_source()
@@ -78,7 +64,7 @@ def main(argv=None) -> None:
             if not criteria:
                 raise SystemExit(f"{model}: trained on one standard (no --criteria); it has no reading to choose")
             readings = [(c, model, c) for c in criteria]
-            readings.append(("mean of rows", str(mean_row_copy(Path(model), Path(tmp) / Path(model).name)), None))
+            readings.append(("mean of rows", str(export_model(model, Path(tmp) / Path(model).name, blend_criteria="mixed")), None))
             means = {}
             for name, path, criterion in readings:
                 scores = [word_f1(path, criterion, t, g) for t, g in sources.values()]
