@@ -48,6 +48,11 @@ def main(argv=None) -> None:
     ap.add_argument("--run", required=True, help="a zhbert pretrain output folder")
     ap.add_argument("--seeds", default="1", help="fine-tuning seeds of each probe")
     ap.add_argument("--train-samples", type=int, default=6000)
+    ap.add_argument(
+        "--checkpoint",
+        help="score this checkpoint instead of RUN's newest complete one (weights alone will do: one copied back from another machine)",
+    )
+    ap.add_argument("--step", type=int, help="its place on RUN's curve, in RUN's steps of RUN's batch (default: its own step)")
     args, probe_args = ap.parse_known_args(argv)
 
     import encoder_probes
@@ -60,10 +65,10 @@ def main(argv=None) -> None:
     folder.mkdir(exist_ok=True)
     curve = folder / "curve.jsonl"
     rows = [json.loads(line) for line in curve.read_text(encoding="utf-8").splitlines()] if curve.is_file() else []
-    ckpt = newest_checkpoint(run)
+    ckpt = Path(args.checkpoint) if args.checkpoint else newest_checkpoint(run)
     if ckpt is None:
         raise SystemExit(f"{run}: no complete checkpoint yet")
-    step = checkpoint_step(ckpt)
+    step = args.step if args.step is not None else checkpoint_step(ckpt)
     if any(r["step"] == step for r in rows):
         print(f"step {step} is on the curve already")
         return
