@@ -10,13 +10,16 @@
 # training stage saves every 200 steps, and rerunning the script resumes it from its last complete checkpoint.
 # Times on this machine alone, two threads: teacher about 50 min, silver text 15, student 20, scoring 15, pos 20.
 #
-#   bash bench/cws_candidates.sh [OUT]     # OUT defaults to runs/cws-candidates; trimmed exports in OUT/*-trim, pos in OUT/pos/model,
+#   [ENCODER=FOLDER] bash bench/cws_candidates.sh [OUT]     # OUT defaults to runs/cws-candidates; trimmed exports in OUT/*-trim, pos in OUT/pos/model,
 #                                          # the student with its blended default reading in OUT/cws-fast-blend
 #   python bench/traditional.py --zhbert OUT/cws-trim --criterion weibo              # CityU / AS
 #   python bench/peers.py --zhbert cws cws-fast OUT/cws-fast-trim --no-pos           # speed beside pkuseg and the CRF
 set -euo pipefail
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/cws-candidates}
+ENCODER=${ENCODER:-base}  # the teacher's encoder: a bundled name or a folder
+# the student's embeddings are projected from this segmenter: the bundled `cws` as recorded, else this teacher
+if [ "$ENCODER" = base ]; then STUDENT_FROM=cws; else STUDENT_FROM="$OUT/cws/model"; fi
 COMMON="--dataset news+weibo --criteria pku,weibo --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --save-steps 200"
 
 stage() {  # OUTPUT_DIR ARGS...: one training stage, skipped once finished
@@ -28,7 +31,7 @@ score() {  # MODEL OUTPUT_DIR [--score-on dev]: PKU test under `pku`, NLPCC Weib
 }
 
 # the teacher (seed 2: the recorded run)
-stage "$OUT/cws" --encoder base --epochs 4 --learning-rate 5e-4 --seed 2
+stage "$OUT/cws" --encoder "$ENCODER" --epochs 4 --learning-rate 5e-4 --seed 2
 score "$OUT/cws/model" "$OUT/cws-test"
 
 # its `pku` reading of 5 M corpus characters, written aside and renamed so an interrupted run leaves no half file
@@ -38,7 +41,7 @@ if [ ! -f "$OUT/silver.txt" ]; then
 fi
 
 # the student: 1 x 64, one stage on gold + silver (seed 3, LR 2e-3: the pooled dev split's pick)
-[ -f "$OUT/student-enc/model.safetensors" ] || zhbert small-encoder --teacher cws --layers 1 --hidden 64 --heads 1 --seed 3 \
+[ -f "$OUT/student-enc/model.safetensors" ] || zhbert small-encoder --teacher "$STUDENT_FROM" --layers 1 --hidden 64 --heads 1 --seed 3 \
   --output "$OUT/student-enc"
 stage "$OUT/cws-fast" --encoder "$OUT/student-enc" --extra-train "$OUT/silver.txt" --extra-train-criterion pku \
   --bigram-dim 16 --epochs 5 --learning-rate 2e-3 --seed 3
