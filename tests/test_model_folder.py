@@ -30,7 +30,7 @@ def _edit_json(file, change):
 def test_the_bundled_and_a_fresh_folder_pass(tiny_encoder):
     from zhbert.models_registry import BUNDLED_DIR
 
-    for name in ("base", "cws", "ner", "cws-fast", "tagging", "matching"):
+    for name in ("base", "electra", "cws", "ner", "cws-fast", "tagging", "matching"):
         check_model_folder(BUNDLED_DIR / name)
     check_model_folder(tiny_encoder)
 

@@ -84,7 +84,7 @@ def test_train_ner_tiny_on_the_bundled_encoder(installed):
     )
     assert r.returncode == 0, r.stderr[-3000:]
     assert (work / "runs" / "ner" / "metrics.json").is_file() and (work / "runs" / "ner" / "model" / "config.json").is_file()
-    assert "| ner-msra | base |" in r.stdout
+    assert "| ner-msra | electra |" in r.stdout
 
 
 def _free_port() -> int:

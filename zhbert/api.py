@@ -671,8 +671,8 @@ def load(
     criterion: str | None = None,
     local_files_only: bool = False,
 ):
-    """A predictor for a bundled model (``"base"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
-    ``"tagging"``, ``"matching"``), any local ``save_pretrained`` folder, or a Hugging Face model id
+    """A predictor for a bundled model (``"base"``, ``"electra"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
+    ``"pos"``, ``"tagging"``, ``"matching"``), any local ``save_pretrained`` folder, or a Hugging Face model id
     (``"hfl/chinese-macbert-base"``) in the local Hugging Face cache; one missing there is downloaded
     (config, safetensors weights and tokenizer only) unless ``local_files_only`` or ``HF_HUB_OFFLINE``.
 

@@ -16,15 +16,21 @@ from .model_folder import read_config  # noqa: F401  (read here by the modules t
 BUNDLED_DIR = Path(__file__).parent / "pretrained"
 POS_MARKER = "zhbert_pos.json"  # zhbert/pos_on_segmenter.py: a POS head over a segmenter's features
 
-# short name -> (folder, how to make it). The task models: full training sets, 3 epochs, fine-tuned on one
-# GPU with bench/recipe_rows_gpu.sh (bench/gpu_jobs/full.txt); on a CPU the same command takes longer.
-_FT = "--encoder base --epochs 3 --learning-rate 2e-4"
+# short name -> (folder, how to make it): each command from the raw data, on the 2-core CPU unless it says
+# otherwise; `--trim-vocab` drops the vocabulary pieces zhbert's tokenizer never produces (same outputs).
 BUNDLED = {
     "base": (
         "base",
         "bash bench/default_model.sh (pretraining stages 1-3 on CPU), bash bench/default_model_gpu.sh "
         "(stage 4, wwm on one GPU), stages 5 and 6 (char masking at 512 tokens; char masking + SOP at 128, on CPU, "
-        "in bench/default_model.sh) and zhbert export runs/sop-long/final zhbert/pretrained/base",
+        "in bench/default_model.sh) and zhbert export runs/sop-long/final zhbert/pretrained/base --trim-vocab",
+    ),
+    "electra": (
+        "electra",
+        "bash bench/encoder_long_run.sh (ELECTRA from base on CPU, to checkpoint-12500), bash bench/encoder_long_run_gpu.sh "
+        "run runs/long/electra/checkpoint-12500 ... (its end, 10,500 steps on one GPU), python bench/encoder_curve.py --run "
+        "runs/long/electra --checkpoint runs/long-gpu/checkpoint-10500 --step 96500, then zhbert export "
+        "runs/long/electra/curve/step-96500 zhbert/pretrained/electra --trim-vocab",
     ),
     "cws": (
         "cws",
@@ -35,37 +41,30 @@ BUNDLED = {
     ),
     "cws-fast": (
         "cws-fast",
-        "a 2 x 128 student of an earlier cws, before word features (bench/LOG.md, 'A fast segmenter distilled from cws'): "
-        "python corpora/silver_segmentation.py --output runs/silver/cws.txt --chars 5000000; "
-        "zhbert small-encoder --teacher cws --layers 2 --hidden 128 --output runs/student-2x128; "
-        "zhbert train cws --dataset news+weibo --encoder runs/student-2x128 --extra-train runs/silver/cws.txt "
-        "--epochs 5 --batch-size 64 --learning-rate 1e-3 --output-dir runs/cws-fast2; the same with "
-        "--encoder runs/cws-fast2/model --epochs 3 --learning-rate 3e-4 --output-dir runs/cws-fast3; "
-        "zhbert train cws --dataset news+weibo --encoder runs/cws-fast3/model --epochs 2 --batch-size 64 --learning-rate 1e-4 "
-        "--output-dir runs/cws-fast4; the same from runs/cws-fast4/model with --learning-rate 5e-5 --output-dir runs/cws-fast5; "
-        "zhbert train cws --dataset pku --encoder runs/cws-fast5/model --epochs 2 --batch-size 64 --learning-rate 5e-5 "
-        "--output-dir runs/cws-fast6; zhbert export runs/cws-fast6/model zhbert/pretrained/cws-fast",
+        "bash bench/cws_candidates.sh runs/cws-candidates (a two-standard teacher from base, its reading of 5 M corpus "
+        "characters, a 1 x 64 CRF student of it), then cp -r runs/cws-candidates/cws-fast-blend zhbert/pretrained/cws-fast",
     ),
     "pos": (
         "pos",
-        "python -m zhbert.pos_on_segmenter --segmenter cws --epochs 2 --learning-rate 3e-3 --output-dir runs/pos-on-cws; "
-        "cp -r runs/pos-on-cws/model zhbert/pretrained/pos (a head over cws's features: retrain it whenever cws changes)",
+        "python -m zhbert.pos_on_segmenter --segmenter cws --epochs 3 --learning-rate 3e-3 --output-dir runs/pos-heldout; "
+        "cp -r runs/pos-heldout/model zhbert/pretrained/pos (a head over cws's features: retrain it whenever cws changes)",
     ),
     "tagging": (
         "tagging",
-        f"zhbert train tagging --dataset usual {_FT} --output-dir runs/rec/tagging-usual-full; "
-        "zhbert export runs/rec/tagging-usual-full/model zhbert/pretrained/tagging",
+        "zhbert train tagging --dataset usual --encoder electra --epochs 3 --learning-rate 2e-4 --score-on dev "
+        "--output-dir runs/tagging-usual; zhbert export runs/tagging-usual/model zhbert/pretrained/tagging --trim-vocab",
     ),
     "ner": (
         "ner",
-        "zhbert train ner --dataset msra --encoder base --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --epochs 4 "
-        "--learning-rate 5e-4 --score-on dev --output-dir runs/ner-lexcrf-b64-e4; zhbert export runs/ner-lexcrf-b64-e4/model "
-        "zhbert/pretrained/ner (chosen on the dev split, as cws)",
+        "zhbert train ner --dataset sources --encoder electra --crf --lexicon jieba --lexicon-dim 32 --learning-rate 5e-4 "
+        "--batch-size 64 --epochs 3 --score-on dev --output-dir runs/ner-sources; zhbert export runs/ner-sources/model "
+        "zhbert/pretrained/ner --trim-vocab",
     ),
     "matching": (
         "matching",
-        f"zhbert train matching --dataset paraphrase {_FT} --output-dir runs/rec/matching-paraphrase-full; "
-        "zhbert export runs/rec/matching-paraphrase-full/model zhbert/pretrained/matching",
+        "zhbert train matching --dataset paraphrase --encoder electra --epochs 3 --learning-rate 2e-4 --truncate "
+        "--score-on dev --output-dir runs/matching-paraphrase; zhbert export runs/matching-paraphrase/model "
+        "zhbert/pretrained/matching --trim-vocab",
     ),
 }
 

@@ -37,9 +37,10 @@ class RecipeArguments:
     text_column: str = field(default="text", metadata={"help": "tagging CSV: the text column"})
     label_column: str = field(default="label", metadata={"help": "tagging and matching CSV: the label column"})
     encoder: str = field(
-        default="base",
+        default="electra",
         metadata={
-            "help": "the encoder to fine-tune: a bundled model name, a local folder or a name in the Hugging Face cache; "
+            "help": "the encoder to fine-tune: a bundled model name (electra: the bundled heads' encoder; base: the masked LM), "
+            "a local folder or a name in the Hugging Face cache; "
             "BERT (RoBERTa-wwm, MacBERT, RBT3), ELECTRA, ERNIE, ALBERT, RoFormer, DeBERTa-v2 or Megatron-BERT"
         },
     )
