@@ -101,7 +101,7 @@ def test_fill_mask_and_features(models):
 def test_load_errors(tmp_path):
     from zhbert.errors import ModelLoadError
 
-    with pytest.raises(ModelLoadError, match="bundled models: base, cws"):
+    with pytest.raises(ModelLoadError, match="bundled models: base, electra, cws"):
         zhbert.load("no-such-model")
     with pytest.raises(ModelLoadError, match="config.json is missing"):
         zhbert.load(str(tmp_path))

@@ -45,7 +45,7 @@ def test_info_errors_name_the_path(tmp_path):
     out = subprocess.run([sys.executable, "-m", "zhbert", "info", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert out.returncode == 1 and "config.json is missing" in out.stderr and str(tmp_path) in out.stderr
     out = subprocess.run([sys.executable, "-m", "zhbert", "info", "no-such-model"], capture_output=True, text=True, timeout=120)
-    assert out.returncode == 1 and "bundled models: base, cws" in out.stderr
+    assert out.returncode == 1 and "bundled models: base, electra, cws" in out.stderr
 
 
 @pytest.fixture(scope="module")

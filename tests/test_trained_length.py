@@ -82,7 +82,7 @@ def test_plain_pipelines_stop_at_the_trained_length_or_window_with_stride(tiny_e
     from zhbert.heads import HeadConfig, new_head, save_head
     from zhbert.models_registry import BUNDLED_DIR
 
-    for name in ("base", "cws", "ner", "tagging", "matching", "cws-fast"):
+    for name in ("base", "electra", "cws", "ner", "tagging", "matching", "cws-fast"):
         cfg = json.loads((BUNDLED_DIR / name / "tokenizer_config.json").read_text())
         assert cfg["model_max_length"] == 128, name
     head = HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO")
@@ -90,8 +90,8 @@ def test_plain_pipelines_stop_at_the_trained_length_or_window_with_stride(tiny_e
     saved = json.loads((tmp_path / "m" / "tokenizer_config.json").read_text())
     assert saved["model_max_length"] == json.loads((tmp_path / "m" / "config.json").read_text())["zhbert_encoder"]["max_length"]
     text = "江泽民主席在北京会见了美国总统克林顿。" * 30  # 570 characters
-    folder = str(BUNDLED_DIR / "cws-fast")  # a stock BertForTokenClassification folder
-    plain = pipeline("token-classification", model=folder, aggregation_strategy="simple")
-    assert max(e["end"] for e in plain(text)) <= 128
-    windowed = pipeline("token-classification", model=folder, aggregation_strategy="simple", stride=32)
+    folder = str(tmp_path / "m")  # a stock BertForTokenClassification folder; every tag kept, O too
+    plain = pipeline("token-classification", model=folder, aggregation_strategy="simple", ignore_labels=[])
+    assert max(e["end"] for e in plain(text)) <= saved["model_max_length"] < len(text)
+    windowed = pipeline("token-classification", model=folder, aggregation_strategy="simple", ignore_labels=[], stride=16)
     assert max(e["end"] for e in windowed(text)) == len(text)

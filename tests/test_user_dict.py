@@ -230,9 +230,13 @@ def test_forced_entities_take_their_type():
         zhbert.load("ner", user_dict=["华为\tCOMPANY"])
 
 
-def test_prefer_needs_a_lexicon_head_and_modes_are_checked():
+def test_prefer_needs_a_lexicon_head_and_modes_are_checked(tiny_encoder, tokenizer, tmp_path):
+    from zhbert.heads import HeadConfig, new_head, save_head
+
+    plain = HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped")  # a head without a lexicon
+    save_head(new_head(tiny_encoder, plain), tokenizer, tmp_path / "plain")
     with pytest.raises(ValueError, match="no lexicon features"):
-        zhbert.load("cws-fast", user_dict=["华为"], dict_mode="prefer")  # a head without a lexicon
+        zhbert.load(str(tmp_path / "plain"), user_dict=["华为"], dict_mode="prefer")
     preferring = zhbert.load("cws", user_dict=["石墨烯 100000"], dict_mode="prefer")  # the bundled cws has one
     assert preferring._forced_dictionary is None
     assert len(preferring.model.word_features.lexicon) > len(zhbert.load("cws").model.word_features.lexicon)
