@@ -67,21 +67,38 @@ def test_each_unit_is_one_word_on_real_weibo_posts(cws, real_posts):
     assert [w.text for w in cws(ISSUE_POST)][-3:] == ["😂", "😂", "https://t.cn/abc"]
 
 
-def test_no_entity_edge_inside_a_unit(real_posts):
+def test_no_entity_edge_inside_a_unit_but_between_marks(real_posts):
     ner = zhbert.load("ner", web_units=list(KINDS))
     finder = WebUnits(KINDS)
+    marks = {"mention": (1, 0), "topic": (1, 1)}  # characters of mark before and after a name's text
     for text, ents in zip(real_posts, ner(real_posts, batch_size=16)):
         for s, e, kind in finder.spans(text):
             for ent in ents:
-                assert not (s < ent.start < e or s < ent.end < e), (text, ent, text[s:e])
-    assert [(e.text, e.label) for e in ner(ISSUE_POST)] == [("@小明", "PER")]
+                if kind in marks and ent.start < e and ent.end > s:  # inside an @mention or #topic#: between the marks
+                    assert s + marks[kind][0] <= ent.start and ent.end <= e - marks[kind][1], (text, ent, text[s:e])
+                else:
+                    assert not (s < ent.start < e or s < ent.end < e), (text, ent, text[s:e])
+    assert [(e.text, e.label) for e in ner(ISSUE_POST)] == [("小明", "PER")]
 
 
-def test_snap_widens_or_drops():
-    units = [(2, 5, "mention"), (8, 20, "url")]
-    ents = [(3, 5, "PER", 0.9), (6, 7, "LOC", 0.8), (9, 12, "ORG", 0.7), (5, 9, "ORG", 0.6)]
-    assert snap_entities(ents, units) == [(2, 5, "PER", 0.9), (6, 7, "LOC", 0.8)]
-    assert snap_entities([(1, 6, "PER", 1.0)], units) == [(1, 6, "PER", 1.0)]  # a unit wholly inside stays as is
+def test_names_in_mentions_keep_to_the_nickname(real_posts):
+    """A name inside an @mention comes out without the @, also where the model took the @ in;
+    with the units off, the model alone may tag the mark too."""
+    text = "好雷//@刘希平:回复@晓艾:还真是沉"
+    assert [(e.text, e.label) for e in zhbert.load("ner")(text)] == [("刘希平", "PER"), ("晓艾", "PER")]
+    for ents in zhbert.load("ner")(real_posts, batch_size=16):
+        assert not any(e.text.startswith("@") for e in ents)
+
+
+def test_snap_cuts_widens_or_drops():
+    units = [(2, 5, "mention"), (8, 20, "url"), (22, 30, "latin"), (32, 38, "topic")]
+    ents = [(3, 5, "PER", 0.9), (6, 7, "LOC", 0.8), (9, 12, "ORG", 0.7), (5, 9, "ORG", 0.6), (24, 26, "ORG", 0.5)]
+    assert snap_entities(ents, units) == [(3, 5, "PER", 0.9), (6, 7, "LOC", 0.8), (22, 30, "ORG", 0.5)]
+    assert snap_entities([(2, 5, "PER", 1.0)], units) == [(3, 5, "PER", 1.0)]  # the @ taken in is cut off
+    assert snap_entities([(1, 4, "PER", 1.0)], units) == [(3, 4, "PER", 1.0)]  # across the unit's start: the nickname part
+    assert snap_entities([(2, 3, "PER", 1.0)], units) == []  # the @ alone
+    assert snap_entities([(31, 38, "LOC", 1.0)], units) == [(33, 37, "LOC", 1.0)]  # a topic's two marks
+    assert snap_entities([(21, 31, "ORG", 1.0)], units) == [(21, 31, "ORG", 1.0)]  # a Latin word wholly inside stays as is
 
 
 def test_forced_decoding_keeps_the_other_tokens_plain(cws, pd_sentences):

@@ -7,9 +7,10 @@ rule layer finds them and the heads decode around them (``zhbert.load(..., web_u
 * **segmentation**: each unit is one word, never cut inside and never glued to the words
   next to it, enforced in decoding as a forced word of a user dictionary is
   (``zhbert/heads/user_dict.py``); where a unit and a dictionary word overlap, the unit wins;
-* **entities**: no entity starts or ends inside a unit. An entity that does is widened to
-  the unit's edges (``@小明``, ``iPhone16``), or dropped where the unit is a URL, an e-mail
-  address or an emoji, which are never part of a name.
+* **entities**: no entity starts or ends inside a unit. An entity that does is dropped where
+  the unit is a URL, an e-mail address or an emoji, which are never part of a name; cut back
+  to the text between the marks of an @mention or a #topic# (``小明`` in ``@小明``: a name
+  never holds the ``@``); widened to the edges of a number or a Latin word (``iPhone16``).
 
 The kinds (``KINDS``), in the order they take precedence where two match at one position:
 
@@ -92,12 +93,16 @@ class WebUnits:
 
 # kinds that are never part of a name: an entity that cuts into one is dropped, not widened
 _NEVER_IN_NAMES = ("url", "email", "emoji")
+# kinds whose marks are never part of a name: (characters of mark before, after) the text a name can be in
+_MARKS = {"mention": (1, 0), "topic": (1, 1)}
 
 
 def snap_entities(entities: list[tuple], units: list[tuple[int, int, str]]) -> list[tuple]:
-    """Entities ``(start, end, *rest)`` with no edge inside a unit: widened to the unit's edges, or
-    dropped for a URL, e-mail address or emoji. Where widening makes two entities overlap, the
-    first one stays (entities arrive sorted by start)."""
+    """Entities ``(start, end, *rest)`` with no edge inside a unit: dropped for a URL, e-mail
+    address or emoji; cut back to the text between the marks of an @mention or a #topic# (a
+    name never holds the ``@`` or ``#``: ``小明`` in ``@小明``, whether the model took the mark
+    in or not); widened to the unit's edges for a number or a Latin word (``iPhone16``). Where
+    widening makes two entities overlap, the first one stays (entities arrive sorted by start)."""
     if not units or not entities:
         return entities
     out: list[tuple] = []
@@ -105,8 +110,18 @@ def snap_entities(entities: list[tuple], units: list[tuple[int, int, str]]) -> l
         start, end = ent[0], ent[1]
         dropped = False
         for us, ue, kind in units:
-            if ue <= start or us >= end or (us >= start and ue <= end):
-                continue  # apart, or the unit lies wholly inside the entity
+            if ue <= start or us >= end:
+                continue  # apart
+            if kind in _MARKS:
+                before, after = _MARKS[kind]
+                if start < us + before or end > ue - after:  # it takes in a mark, or crosses the unit's edge
+                    start, end = max(start, us + before), min(end, ue - after)
+                if start >= end:  # the mark alone
+                    dropped = True
+                    break
+                continue
+            if us >= start and ue <= end:
+                continue  # the unit lies wholly inside the entity
             if kind in _NEVER_IN_NAMES:
                 dropped = True
                 break
