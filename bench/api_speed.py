@@ -53,15 +53,15 @@ def throughput(model: str, texts: list[str], batch_size: int) -> list[tuple[str,
     if config.get("zhbert_only") or (config.get("architectures") or [None])[0] not in stock:  # e.g. the bundled ner: CRF, lexicon
         raise SystemExit(f"{model}: a zhbert-only head, which a plain pipeline cannot run; pass a stock one (--model tagging)")
     task, auto_class, options = stock[config["architectures"][0]]
-    ner = zhbert.load(str(path))
+    ours = zhbert.load(str(path))
     hf = pipeline(
         task, model=auto_class.from_pretrained(path, dtype=torch.float32), tokenizer=load_tokenizer(path), device="cpu", **options
     )
-    ner(texts[:64], batch_size=batch_size)  # warm-up both
+    ours(texts[:64], batch_size=batch_size)  # warm-up both
     hf(texts[:64], batch_size=batch_size)
     rows = []
     for name, run in (
-        ("zhbert.load(...)", lambda: ner(texts, batch_size=batch_size)),
+        ("zhbert.load(...)", lambda: ours(texts, batch_size=batch_size)),
         ("transformers pipeline", lambda: hf(texts, batch_size=batch_size)),
     ):
         t0 = time.perf_counter()
