@@ -181,6 +181,13 @@ class _LossLog(TrainerCallback):
     def __init__(self, path: Path, label: str):
         self.path = path
         self.label = label  # what the loss sums, for the plot
+        # matplotlib is imported now, before training, not at the first checkpoint: a Ctrl-C or SIGTERM that lands
+        # while an import creates classes becomes a RuntimeError (Python wraps what `__set_name__` raises), and the
+        # run would end in a traceback instead of the line that says where a rerun resumes (seen in a test run)
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
 
     def on_log(self, args, state, control, logs=None, **kwargs):
         if state.is_world_process_zero and logs and "loss" in logs:
