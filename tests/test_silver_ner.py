@@ -30,6 +30,13 @@ def test_silver_tags_are_the_teachers_entities_and_read_back_as_training_text(sh
         assert [(e["type"], e["start"], e["end"]) for e in row["entities"]] == found
     assert sum(len(r) for r in rows["entities"]) > 20
 
+    printed = _silver(tmp_path / "per-loc.tsv", "--only-types", "PER,LOC")
+    other = int(re.search(r"([\d,]+) with an entity not of --only-types", printed).group(1).replace(",", ""))
+    per_loc = read_char_tagged(str(tmp_path / "per-loc.tsv"), scheme="BIO", types=["LOC", "ORG", "PER"])
+    with_org = [r["text"] for r in rows if any(e["type"] == "ORG" for e in r["entities"])]
+    assert 0 < other == len(with_org) and len(per_loc) == kept - other  # CCTV news names 党中央, 国务院 ...
+    assert not set(per_loc["text"]) & set(with_org) and any(r["entities"] for r in per_loc)
+
     printed = _silver(tmp_path / "sure.tsv", "--min-span-score", "0.9")
     unsure = int(re.search(r"([\d,]+) with an entity under", printed).group(1).replace(",", ""))
     sure = read_char_tagged(str(tmp_path / "sure.tsv"), scheme="BIO", types=["LOC", "ORG", "PER"])
@@ -44,6 +51,19 @@ def test_a_segmenter_is_refused_as_teacher(shared, tmp_path):
         timeout=600,
     )
     assert r.returncode != 0 and "a tagger of typed spans (ner) is needed" in r.stderr
+
+
+def test_an_only_type_the_teacher_does_not_tag_is_refused(shared, tmp_path):
+    """A misspelt type would keep only the sentences without entities: refused, naming the teacher's types."""
+    cmd = [sys.executable, str(ROOT / "corpora" / "silver_ner.py"), "--only-types", "PER,LCO", "--chars", "100"]
+    r = subprocess.run(
+        [*cmd, "--output", str(tmp_path / "x")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert r.returncode != 0 and "--only-types PER,LCO: ner tags no LCO (its types: LOC, ORG, PER)" in r.stderr
+    assert not (tmp_path / "x").exists()
 
 
 def _silver_module():
@@ -100,3 +120,8 @@ def test_lac_as_teacher_writes_training_text(shared, tmp_path):
         timeout=600,
     )
     assert r.returncode != 0 and "LAC gives no scores" in r.stderr
+
+    printed = _silver(tmp_path / "lac-per-loc.tsv", "--teacher", "lac", "--only-types", "PER,LOC")
+    per_loc = read_char_tagged(str(tmp_path / "lac-per-loc.tsv"), scheme="BIO", types=["LOC", "ORG", "PER"])
+    assert len(per_loc) > 0 and not any(e["type"] == "ORG" for r in per_loc for e in r["entities"])
+    assert re.search(r"[1-9][\d,]* with an entity not of --only-types PER,LOC", printed)
