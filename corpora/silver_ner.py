@@ -30,6 +30,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
+from zhbert.tags import parse_tag
 
 
 def main() -> None:
@@ -64,7 +65,7 @@ def main() -> None:
     if args.teacher == "lac":
         if args.min_span_score or args.criterion:
             raise SystemExit("--teacher lac: LAC gives no scores and has one standard (no --min-span-score or --criterion)")
-        tagger, known_types = lac_tagger(), set(LAC_TYPES)
+        tagger, known_types, scheme = lac_tagger(), set(LAC_TYPES), "BIO"
     else:
         import zhbert
 
@@ -75,7 +76,8 @@ def main() -> None:
         def tagger(texts):
             return silver_tags(teacher, texts, args.min_span_score)
 
-        known_types = entity_types(teacher.head.labels)
+        scheme = teacher.head.scheme
+        known_types = entity_types(teacher.head.labels, scheme)
     if only_types is not None and not only_types <= known_types:
         unknown = ", ".join(sorted(only_types - known_types))
         raise SystemExit(f"--only-types {args.only_types}: {args.teacher} tags no {unknown} (its types: {', '.join(sorted(known_types))})")
@@ -90,7 +92,7 @@ def main() -> None:
                     spaced += 1
                 elif tags is None:
                     unsure += 1
-                elif only_types is not None and not entity_types(tags) <= only_types:
+                elif only_types is not None and not entity_types(tags, scheme) <= only_types:
                     other_types += 1
                 else:
                     f.write("".join(f"{c}\t{t}\n" for c, t in zip(text, tags)) + "\n")
@@ -107,9 +109,9 @@ def main() -> None:
     )
 
 
-def entity_types(tags: list[str]) -> set[str]:
-    """The entity types a sentence's BIO/BIOES tags hold: {"PER", "LOC"} for B-PER I-PER O S-LOC."""
-    return {t[2:] for t in tags if t != "O"}
+def entity_types(tags: list[str], scheme: str) -> set[str]:
+    """The entity types a sentence's tags hold: {"PER", "LOC"} for B-PER I-PER O S-LOC (BIOES)."""
+    return {parse_tag(t, scheme)[1] for t in tags} - {None}
 
 
 def silver_tags(teacher, texts: list[str], min_span_score: float = 0.0) -> list[list[str] | None]:
