@@ -4,6 +4,9 @@ head trained on AFQMC alone at the same budget, and both asked the everyday pair
 
     python bench/matching_transfer.py --encoder base --output runs/transfer/base
     python bench/matching_transfer.py --encoder base --output runs/transfer/base --train-samples 64 --eval-samples 32  # a quick look
+    # the other pair sets with extra pairs (corpora/paraphrase_pairs.py), that head alone
+    python bench/matching_transfer.py --encoder electra --output runs/transfer/medical --heads other-sets \
+        --recipe-flags "--learning-rate 2e-4 --extra-train runs/pairs/medical.tsv"
 
 Accuracy on dev sets only; no test split is read.
 """
@@ -37,6 +40,9 @@ def main(argv=None) -> None:
     parser.add_argument(
         "--recipe-flags", default="", help='zhbert train flags for every head trained, e.g. "--crf --lexicon jieba --learning-rate 5e-4"'
     )
+    parser.add_argument(
+        "--heads", choices=["both", "other-sets"], default="both", help="other-sets: only the head trained on the other pair sets"
+    )
     args = parser.parse_args(argv)
 
     import zhbert
@@ -49,7 +55,8 @@ def main(argv=None) -> None:
     )  # fmt: skip
     budget.update(recipe_options(args.recipe_flags))
     rows, record = [], {}
-    for name, dataset in (("other pair sets", "transfer-lcqmc"), ("AFQMC alone", "afqmc")):
+    heads = [("other pair sets", "transfer-lcqmc"), ("AFQMC alone", "afqmc")][: 1 if args.heads == "other-sets" else 2]
+    for name, dataset in heads:
         folder = out / dataset
         run_recipe("matching", folder, dataset=dataset, **budget)
         scores = {}

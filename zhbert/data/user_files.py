@@ -33,7 +33,7 @@ from ..errors import DataFormatError, clip
 from ..tags import labels_for
 from .source import iter_lines, read_text
 
-__all__ = ["FORMATS", "task_data_from_files", "read_entity_json"]
+__all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows"]
 
 FORMATS = {"ner": ("conll", "jsonl"), "cws": ("words",), "pos": ("wordtag",), "tagging": ("tsv", "csv"), "matching": ("tsv", "csv")}
 MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
@@ -241,17 +241,26 @@ def _labelled(path: str, task: str, fmt: str, text_column: str, label_column: st
     return rows
 
 
-def _indexed(rows, labels: list[str], path: str, task: str) -> list[dict]:
+def _indexed(rows, labels: list[str], path: str, task: str, whose: str = "the training file's labels") -> list[dict]:
     index = {label: i for i, label in enumerate(labels)}
     out = []
     for lineno, cells in rows:
         if cells[-1] not in index:
-            raise DataFormatError(path, lineno, f"label {cells[-1]!r} is not in the training file's labels ({', '.join(labels)})")
+            raise DataFormatError(path, lineno, f"label {cells[-1]!r} is not in {whose} ({', '.join(labels)})")
         if task == "tagging":
             out.append({"text": cells[0], "label": index[cells[-1]]})
         else:
             out.append({"text_a": cells[0], "text_b": cells[1], "label": index[cells[-1]]})
     return out
+
+
+def labelled_rows(
+    task: str, path: str, labels: list[str], whose: str, file_format: str = "auto", text_column: str = "text", label_column: str = "label"
+) -> list[dict]:
+    """The rows of a ``tagging`` or ``matching`` file (formats above), each label an index of
+    ``labels``: a label not among them is an error at its line, naming ``whose`` labels they are."""
+    fmt = _format(task, path, file_format)
+    return _indexed(_labelled(path, task, fmt, text_column, label_column), labels, path, task, whose)
 
 
 # --- the splits ------------------------------------------------------------------------------------
@@ -329,7 +338,7 @@ def task_data_from_files(
         train = _indexed(raw, labels, train_file, task)
 
         def read(path):
-            return _indexed(_labelled(path, task, _format(task, path, file_format), text_column, label_column), labels, path, task)
+            return labelled_rows(task, path, labels, "the training file's labels", file_format, text_column, label_column)
 
     if validation_file:
         dev = read(validation_file)

@@ -145,7 +145,8 @@ class RecipeArguments:
             "help": "added to the training split: for cws a file of words separated by spaces, one sentence per line "
             "(e.g. a teacher's silver segmentation); for ner a file of one character "
             "and its tag a line, blank lines between sentences, in the dataset's scheme and types "
-            "(e.g. a teacher's silver tags; docs/recipes.md)"
+            "(e.g. a teacher's silver tags); for matching and tagging a TSV or CSV file as --train-file reads it, "
+            "with the dataset's labels (e.g. paraphrase pairs; docs/recipes.md)"
         },
     )
     extra_train_weight: float = field(

@@ -153,8 +153,10 @@ def _with_mention_runs(args: RecipeArguments, task: str, original: list[dict], t
 def _with_extra_train(path: str, task: str, train: list[dict], data, weight: float = 1.0, criterion: str | None = None):
     """The training rows plus an extra file's, and the data's notes saying so: for ``cws`` a segmented
     file (words separated by spaces), for ``ner`` a character-tagged one in the dataset's scheme and
-    types (``corpora/silver_ner.py`` writes one); ``weight`` below 1: each extra row's loss counts
-    that much, a training row's 1; ``criterion``: the annotation standard the file follows."""
+    types (``corpora/silver_ner.py`` writes one), for ``matching`` and ``tagging`` a TSV or CSV file
+    as ``--train-file`` reads it, with the dataset's labels (``corpora/paraphrase_pairs.py`` writes
+    one); ``weight`` below 1: each extra row's loss counts that much, a training row's 1;
+    ``criterion``: the annotation standard the file follows."""
     from ..data import read_char_tagged, read_segmented
     from ..data.tasks import char_tag_rows, cws_rows
 
@@ -164,9 +166,22 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
     elif task == "ner":  # the file's tags must be the dataset's own: another type or scheme is an error at its line
         types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
         rows = char_tag_rows(read_char_tagged(path, scheme=data.scheme, types=types))
+    elif task in ("matching", "tagging"):
+        if data.regression or data.multi_label:
+            kind = "a similarity score" if data.regression else "several labels"
+            raise ValueError(f"--extra-train adds labelled rows: {data.name} gives each row {kind}, which a TSV row of one label cannot")
+        if weight != 1.0:
+            raise ValueError(f"--extra-train-weight weighs the sentences of token heads (cws, ner); {task} rows weigh 1")
+        from ..data.user_files import labelled_rows
+
+        rows = labelled_rows(task, path, data.labels, f"{data.name}'s labels")
     else:
-        raise ValueError(f"--extra-train reads segmented text (cws) or character-tagged text (ner), not {task}")
-    note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
+        reads = "segmented text (cws), character-tagged text (ner) or labelled rows (matching, tagging)"
+        raise ValueError(f"--extra-train reads {reads}, not {task}")
+    if task == "matching":
+        note = f"extra train: {len(rows):,} pairs from {path}"
+    else:
+        note = f"extra train: {len(rows):,} sentences ({sum(len(r['text']) for r in rows):,} characters) from {path}"
     if criterion:
         rows = [{**r, "criterion": criterion} for r in rows]
         note += f", standard {criterion}"
@@ -175,7 +190,7 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
             raise ValueError(f"--extra-train-weight must be above 0 and at most 1 (a gold sentence's weight), got {weight}")
         train, rows = [{**r, "weight": 1.0} for r in train], [{**r, "weight": weight} for r in rows]
         note += f", each weighing {weight:g} in the loss"
-    words = data.train_words | {w for r in rows for w in r["words"]} if data.train_words is not None else None
+    words = data.train_words | {w for r in rows for w in r.get("words", ())} if data.train_words is not None else None
     return train + rows, replace(data, notes=[*data.notes, note], train_words=words)
 
 
