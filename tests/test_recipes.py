@@ -257,7 +257,7 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
         load_splits(RecipeArguments(dataset="pku", extra_train_weight=0.5), "cws")
     with pytest.raises(ValueError, match="at most 1 .a gold sentence's weight., got 2.0"):
         load_splits(RecipeArguments(dataset="pku", extra_train=str(silver), extra_train_weight=2.0), "cws")
-    with pytest.raises(ValueError, match="segmented text .cws. or character-tagged text .ner., not pos"):
+    with pytest.raises(ValueError, match=r"character-tagged text .ner. or labelled rows .matching, tagging., not pos"):
         load_splits(RecipeArguments(dataset="peoples_daily", extra_train=str(silver)), "pos")
 
 
@@ -292,6 +292,27 @@ def test_ner_extra_training_text_in_the_datasets_tags(tmp_path):
     segmented.write_text("迈向 充满 希望 的 新 世纪\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match="segmented.txt:1:"):
         load_splits(RecipeArguments(dataset="msra", extra_train=str(segmented)), "ner")
+
+
+def test_tagging_extra_training_texts_with_the_datasets_labels(tmp_path):
+    """Labelled Weibo posts (here real SMP2020-EWECT test posts, as a user's or a teacher's file) join
+    the training split; a label the dataset does not have is refused at its line."""
+    from zhbert.data import DataFormatError
+    from zhbert.data.tasks import load_task_data
+    from zhbert.recipes.arguments import RecipeArguments
+    from zhbert.recipes.common import load_splits
+
+    usual = load_task_data("tagging", "usual")
+    posts = [r for r in usual.test if "\t" not in r["text"] and "\n" not in r["text"]][:4]
+    extra = tmp_path / "posts.tsv"
+    extra.write_text("".join(f"{r['text']}\t{usual.labels[r['label']]}\n" for r in posts), encoding="utf-8")
+    data = load_splits(RecipeArguments(dataset="usual", extra_train=str(extra)), "tagging")
+    assert len(data.train) == len(usual.train) + 4
+    assert [(r["text"], r["label"]) for r in data.train[-4:]] == [(r["text"], r["label"]) for r in posts]
+    assert any(n.startswith("extra train: 4 sentences") for n in data.notes)
+    extra.write_text(f"{posts[0]['text']}\t{usual.labels[0]}\n{posts[1]['text']}\tjoy\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"posts.tsv:2: label 'joy' is not in tagging-usual's labels"):
+        load_splits(RecipeArguments(dataset="usual", extra_train=str(extra)), "tagging")
 
 
 def test_score_on_dev_puts_the_dev_split_in_the_test_splits_place():
