@@ -27,7 +27,8 @@ from __future__ import annotations
 import argparse
 import random
 import re
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 QUESTION = re.compile(
@@ -88,43 +89,61 @@ def consultations(path: Path):
 
 
 def build_pairs(
-    docs: list[tuple[str, str]],
+    docs: Iterable[tuple[str, str]],
     seen,
+    counts: Counter,
     min_dice: float = 0.4,
     min_dice_asked: float = 0.25,
     max_title_dice: float = 0.3,
     window: int = 10,
     seed: int = 13,
-) -> tuple[list[tuple[str, str, str]], Counter]:
-    """Paraphrase and different pairs (module docstring) from ``(title, question)`` in file order;
-    ``seen(text)`` is true for a text that must not be trained on. Returns the pairs and the counts
-    of what was kept and skipped."""
+) -> Iterator[tuple[str, str, str]]:
+    """Paraphrase and different pairs (module docstring) from ``(title, question)`` in file order,
+    ``(text_a, text_b, label)``; ``seen(text)`` is true for a text that must not be trained on, and
+    ``counts`` gathers what was kept and skipped. The consultations stream through: only those
+    within ``window`` of the one being paired are held."""
     rng = random.Random(seed)
-    asked = [asked_again(t, q) for t, q in docs]
-    pairs, counts = [], Counter()
-    for i, ((title, _), clause) in enumerate(zip(docs, asked)):
+    held: deque[tuple[int, str, str | None]] = deque()  # (index, title, the clause asking it again)
+
+    def pairs_of(i: int) -> Iterator[tuple[str, str, str]]:
+        _, title, clause = held[i - held[0][0]]
         if "\t" in title:  # a TSV cell cannot hold it
             counts["a title with a tab"] += 1
-            continue
+            return
         if clause is None or not is_paraphrase(title, clause, min_dice, min_dice_asked):
             counts["no paraphrase in the question"] += 1
-            continue
+            return
         if seen(title) or seen(clause):
             counts["a text in a dataset split"] += 1
-            continue
+            return
         near = [
-            j
-            for j in range(max(0, i - window), min(len(docs), i + window + 1))
-            if j != i and asked[j] is not None and not seen(asked[j]) and bigram_dice(title, docs[j][0]) < max_title_dice
+            other
+            for j, other_title, other in held
+            if j != i
+            and abs(j - i) <= window
+            and other is not None
+            and not seen(other)
+            and bigram_dice(title, other_title) < max_title_dice
         ]
         if not near:
             counts["no other question near it"] += 1
-            continue
-        other = asked[rng.choice(near)]
-        pairs += [(title, clause, "paraphrase"), (title, other, "different")]
+            return
         counts["paraphrase"] += 1
         counts["different"] += 1
-    return pairs, counts
+        yield title, clause, "paraphrase"
+        yield title, rng.choice(near), "different"
+
+    paired = 0  # the next consultation to pair: once all its later neighbours are held
+    for i, (title, question) in enumerate(docs):
+        held.append((i, title, asked_again(title, question)))
+        while paired <= i - window:
+            yield from pairs_of(paired)
+            paired += 1
+            while held[0][0] < paired - window:
+                held.popleft()
+    while held and paired <= held[-1][0]:
+        yield from pairs_of(paired)
+        paired += 1
 
 
 def dataset_text_keys() -> set[str]:
@@ -156,23 +175,38 @@ def main(argv=None) -> None:
     files = sorted(folder.glob("*.txt"))
     if not files:
         raise SystemExit(f"{folder}: no .txt files")
-    docs, malformed = [], 0
-    for path in files:
-        for _, fields in consultations(path):
-            if fields is None:
-                malformed += 1
-            else:
-                docs.append(fields)
     keys = dataset_text_keys()
-    pairs, counts = build_pairs(
-        docs, lambda t: overlap_key(t) in keys, args.min_dice, args.min_dice_asked, args.max_title_dice, args.window, args.seed
-    )
+    counts, malformed, written = Counter(), Counter(), 0
+
+    def docs():
+        for path in files:
+            for _, fields in consultations(path):
+                if fields is None:
+                    malformed["lines"] += 1
+                else:
+                    malformed["read"] += 1
+                    yield fields
+
     out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "x", encoding="utf-8") as f:
-        for a, b, label in pairs:
-            f.write(f"{a}\t{b}\t{label}\n")
-    print(f"{len(docs):,} consultations in {args.source} ({malformed:,} lines without title, question and answer, not read)")
-    print(f"{len(pairs):,} pairs written to {out}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
+    partial = out.with_name(out.name + ".partial")  # renamed to --output once every pair is written
+    with open(partial, "x", encoding="utf-8") as f:
+        try:
+            for a, b, label in build_pairs(
+                docs(), lambda t: overlap_key(t) in keys, counts, args.min_dice, args.min_dice_asked, args.max_title_dice,
+                args.window, args.seed,
+            ):  # fmt: skip
+                f.write(f"{a}\t{b}\t{label}\n")
+                written += 1
+        except BaseException:
+            try:  # this run's own file, half written; the error that stopped it goes on either way
+                partial.unlink()
+            except OSError:
+                pass
+            raise
+    partial.rename(out)
+    skipped = f"{malformed['lines']:,} lines without title, question and answer, not read"
+    print(f"{malformed['read']:,} consultations in {args.source} ({skipped})")
+    print(f"{written:,} pairs written to {out}: " + ", ".join(f"{k} {v:,}" for k, v in counts.items()))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """corpora/paraphrase_pairs.py: question paraphrase pairs from the medical consultation corpus, for `matching`."""
 
 import importlib.util
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -46,7 +47,8 @@ def test_pairs_from_real_consultations(pairs_module, consultations):
     """One paraphrase and one different pair per title kept: the labels are equal in number and a
     title alone never tells them apart; a different pair's consultation is near and asks another thing."""
     p = pairs_module
-    pairs, counts = p.build_pairs(consultations, lambda text: False)
+    counts = Counter()
+    pairs = list(p.build_pairs(iter(consultations), lambda text: False, counts))
     paraphrases = [(a, b) for a, b, label in pairs if label == "paraphrase"]
     different = [(a, b) for a, b, label in pairs if label == "different"]
     assert len(paraphrases) == len(different) == counts["paraphrase"] == counts["different"] > 100
@@ -60,17 +62,43 @@ def test_pairs_from_real_consultations(pairs_module, consultations):
     assert counts["paraphrase"] + counts["no paraphrase in the question"] + counts["no other question near it"] == len(consultations)
     assert all("\t" not in a + b for a, b, _ in pairs)
 
-    kept, skipped = p.build_pairs(consultations, lambda text: text == "轻度脂肪肝怎样医治更好呢")
+    skipped = Counter()
+    kept = list(p.build_pairs(iter(consultations), lambda text: text == "轻度脂肪肝怎样医治更好呢", skipped))
     assert skipped["a text in a dataset split"] == 1 and not any(a == "轻度脂肪肝怎样医治更好呢" for a, _, _ in kept)
     assert all(b != "轻度脂肪肝怎样医治更好呢" for _, b, _ in kept)
 
 
-def test_an_existing_output_is_never_overwritten(pairs_module, tmp_path):
-    out = tmp_path / "pairs.tsv"
-    out.write_text("mine\n", encoding="utf-8")
+def test_the_script_writes_every_pair_or_no_file(pairs_module, shared, tmp_path, monkeypatch, capsys):
+    """The pairs stream to a file of their own, renamed to --output at the end: an interrupted run leaves
+    nothing behind and its error goes on; an existing --output is never overwritten."""
+    import zhbert.data.paths
+
+    corpus = tmp_path / "corpora" / "qa"
+    corpus.mkdir(parents=True)
+    lines = (shared / "corpora" / "medical_qa_toyhom" / "medical_qa_00.txt").read_text(encoding="utf-8").splitlines()[:80]
+    (corpus / "part.txt").write_text("\n".join(lines) + "\nno-fields-here\n", encoding="utf-8")
+    monkeypatch.setattr(zhbert.data.paths, "corpora_dir", lambda: tmp_path / "corpora")
+    monkeypatch.setattr(pairs_module, "dataset_text_keys", lambda: set())
+    out = tmp_path / "out" / "pairs.tsv"
+    pairs_module.main(["--output", str(out), "--source", "qa"])
+    docs = [fields for _, fields in pairs_module.consultations(corpus / "part.txt") if fields]
+    want = list(pairs_module.build_pairs(docs, lambda text: False, Counter()))
+    assert len(docs) == 80 and len(want) > 20
+    assert "80 consultations in qa (1 lines without title, question and answer, not read)" in capsys.readouterr().out
+    assert out.read_text(encoding="utf-8") == "".join(f"{a}\t{b}\t{label}\n" for a, b, label in want)
+
     with pytest.raises(SystemExit, match="exists"):
-        pairs_module.main(["--output", str(out)])
-    assert out.read_text(encoding="utf-8") == "mine\n"
+        pairs_module.main(["--output", str(out), "--source", "qa"])
+    assert out.read_text(encoding="utf-8").count("\n") == len(want)
+
+    def interrupted(*args, **kwargs):
+        yield want[0]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pairs_module, "build_pairs", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        pairs_module.main(["--output", str(tmp_path / "cut.tsv"), "--source", "qa"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["corpora", "out"]
 
 
 def test_pairs_join_matching_training_with_the_datasets_labels(pairs_module, consultations, tmp_path):
@@ -80,7 +108,7 @@ def test_pairs_join_matching_training_with_the_datasets_labels(pairs_module, con
     from zhbert.recipes.arguments import RecipeArguments
     from zhbert.recipes.common import load_splits
 
-    pairs, _ = pairs_module.build_pairs(consultations[:60], lambda text: False)
+    pairs = list(pairs_module.build_pairs(consultations[:60], lambda text: False, Counter()))
     path = tmp_path / "medical.tsv"
     path.write_text("".join(f"{a}\t{b}\t{label}\n" for a, b, label in pairs), encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"medical.tsv:1: label 'paraphrase' is not in matching-pawsx's labels \(0, 1\)"):
