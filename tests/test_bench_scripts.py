@@ -46,6 +46,7 @@ SMOKE = {
     ],
     "onnx_backend.py": ["--models", "cws-fast", "--lines", "30", "--passes", "1", "--threads", "1"],
     "person_names.py": ["--sentences", "30"],
+    "simcse_probe.py": ["--encoder", "electra", "--steps", "2", "--batch-size", "4", "--eval-samples", "16", "--output", "{tmp}/simcse"],
     "pos.py": ["--sentences", "30"],
     "user_dict.py": ["--sentences", "30", "--parts", "whole", "--tmp", "{tmp}/user-dict"],
     "t2s_normalisers.py": ["--lines", "50"],
