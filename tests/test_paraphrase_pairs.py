@@ -119,5 +119,7 @@ def test_pairs_join_matching_training_with_the_datasets_labels(pairs_module, con
     assert any(n == f"extra train: {len(pairs)} pairs from {path}" for n in data.notes)
     with pytest.raises(ValueError, match="a similarity score"):
         load_splits(RecipeArguments(dataset="sts", extra_train=str(path)), "matching")
+    with pytest.raises(ValueError, match="annotation standard .cws, ner., not matching's"):
+        load_splits(RecipeArguments(dataset="transfer-lcqmc", extra_train=str(path), extra_train_criterion="pku"), "matching")
     with pytest.raises(ValueError, match="matching rows weigh 1"):
         load_splits(RecipeArguments(dataset="transfer-lcqmc", extra_train=str(path), extra_train_weight=0.5), "matching")

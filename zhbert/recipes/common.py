@@ -172,6 +172,8 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
             raise ValueError(f"--extra-train adds labelled rows: {data.name} gives each row {kind}, which a TSV row of one label cannot")
         if weight != 1.0:
             raise ValueError(f"--extra-train-weight weighs the sentences of token heads (cws, ner); {task} rows weigh 1")
+        if criterion:  # a segment id per standard exists only in token heads: it would be ignored here
+            raise ValueError(f"--extra-train-criterion names a token head's annotation standard (cws, ner), not {task}'s")
         from ..data.user_files import labelled_rows
 
         rows = labelled_rows(task, path, data.labels, f"{data.name}'s labels")
