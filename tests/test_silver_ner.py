@@ -125,3 +125,18 @@ def test_lac_as_teacher_writes_training_text(shared, tmp_path):
     per_loc = read_char_tagged(str(tmp_path / "lac-per-loc.tsv"), scheme="BIO", types=["LOC", "ORG", "PER"])
     assert len(per_loc) > 0 and not any(e["type"] == "ORG" for r in per_loc for e in r["entities"])
     assert re.search(r"[1-9][\d,]* with an entity not of --only-types PER,LOC", printed)
+
+
+def test_a_hand_labelled_modern_sentence_never_becomes_silver(shared, tmp_path):
+    """bench/modern_ner.py scores sentences from the same corpora: the silver skips each one (and any part of one)."""
+    import json
+
+    record = next(json.loads(line) for line in (ROOT / "bench" / "data" / "modern_ner_dev.jsonl").open() if json.loads(line)["id"] == 124)
+    line = (shared / "corpora" / record["file"]).read_text(encoding="utf-8").split("\n")[record["line"] - 1]
+    labelled = line[record["start"] : record["end"]]  # a CLUECorpusSmall sentence of its 61st line
+    printed = _silver(tmp_path / "web.tsv", "--source", "cluecorpussmall_sample", "--chars", "30000")
+    skipped = int(re.search(r"([\d,]+) overlapping a sentence of", printed).group(1).replace(",", ""))
+    written = (tmp_path / "web.tsv").read_text(encoding="utf-8").split("\n\n")
+    texts = ["".join(row.split("\t")[0] for row in block.splitlines()) for block in written if block.strip()]
+    assert skipped >= 1 and len(texts) > 100
+    assert not any(labelled.strip("”“") in t or t in labelled for t in texts)
