@@ -29,7 +29,18 @@ SMOKE = {
     "inference_limit.py": ["--threads", "1", "--sentences", "40", "--repeats", "1"],
     "long_text.py": ["--chars", "1500", "--threads", "1"],
     "ner_speed.py": ["ner", "--sentences", "30", "--passes", "1"],
-    "matching_transfer.py": ["--encoder", "cws-fast", "--output", "{tmp}/transfer", "--train-samples", "32", "--eval-samples", "16"],
+    "matching_transfer.py": [
+        "--encoder",
+        "cws-fast",
+        "--output",
+        "{tmp}/transfer",
+        "--train-samples",
+        "32",
+        "--eval-samples",
+        "16",
+        "--train-request-kinds",
+        "alarm,music",
+    ],  # fmt: skip
     "ner_sources.py": [
         "--encoder",
         "cws-fast",

@@ -1,0 +1,38 @@
+"""bench/data/everyday_requests.tsv: request pairs written for this project, read by bench/matching_transfer.py."""
+
+import collections
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("matching_transfer", ROOT / "bench" / "matching_transfer.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_request_has_a_paraphrase_and_a_near_worded_different():
+    module = _module()
+    rows = module.read_requests()
+    assert len(rows) == 240 and len({k for k, *_ in rows}) == 12
+    by_kind = collections.Counter((k, same) for k, _, _, same in rows)
+    assert set(by_kind.values()) == {10}  # ten paraphrases and ten differents of every kind
+    # every first text is asked twice: once against a rewording, once against a text one slot away
+    firsts = collections.Counter((k, a) for k, a, _, _ in rows)
+    assert set(firsts.values()) == {2}
+    assert ("home", "打开客厅的灯", "打开卧室的灯", False) in rows and ("home", "打开客厅的灯", "把客厅的灯开一下", True) in rows
+    # the bench's own four everyday pairs stay unseen by a head trained on these
+    texts = {t for _, a, b, _ in rows for t in (a, b)}
+    assert not texts & {t for pair, _ in module.EVERYDAY for t in pair}
+
+
+def test_a_malformed_request_line_is_named(tmp_path):
+    bad = tmp_path / "requests.tsv"
+    bad.write_text("alarm\t叫我起床\t叫醒我\tparaphrase\nalarm\t叫我起床\t叫醒我\tsame\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match=rf"{bad}:2: expected KIND<TAB>TEXT<TAB>TEXT<TAB>paraphrase\|different"):
+        _module().read_requests(bad)
