@@ -117,7 +117,8 @@ def main(argv=None) -> None:
         record[name] = {
             **scores, "everyday_right": right, "everyday": [(p, a.label, a.score) for (p, _), a in zip(EVERYDAY, answers)],
             "requests": {"kinds": sorted({r[0] for r in scored_requests}), "accuracy": request_acc,
-                         "paraphrases_found": per_class[True], "differents_found": per_class[False]},
+                         "paraphrases_found": per_class[True], "differents_found": per_class[False],
+                         "right_per_kind": {k: sum(h for h, r in zip(hits, scored_requests) if r[0] == k) for k in kinds}},
         }  # fmt: skip
         rows.append(
             f"| {name} | {scores['lcqmc']:.2f} | {scores['bq']:.2f} | {right} / {len(EVERYDAY)} | "
