@@ -86,6 +86,7 @@ def main(argv=None) -> None:
     if trained_kinds and budget.get("extra_train"):
         raise SystemExit("--train-request-kinds and an --extra-train in --recipe-flags: give one extra file")
     scored_requests = [r for r in requests if r[0] not in trained_kinds]
+    scored_kinds = sorted({r[0] for r in scored_requests})
     rows, record = [], {}
     heads = [("other pair sets", "transfer-lcqmc"), ("AFQMC alone", "afqmc")][: 1 if args.heads == "other-sets" else 2]
     for name, dataset in heads:
@@ -116,9 +117,9 @@ def main(argv=None) -> None:
         request_acc = 100 * sum(hits) / len(hits)
         record[name] = {
             **scores, "everyday_right": right, "everyday": [(p, a.label, a.score) for (p, _), a in zip(EVERYDAY, answers)],
-            "requests": {"kinds": sorted({r[0] for r in scored_requests}), "accuracy": request_acc,
+            "requests": {"kinds": scored_kinds, "accuracy": request_acc,
                          "paraphrases_found": per_class[True], "differents_found": per_class[False],
-                         "right_per_kind": {k: sum(h for h, r in zip(hits, scored_requests) if r[0] == k) for k in kinds}},
+                         "right_per_kind": {k: sum(h for h, r in zip(hits, scored_requests) if r[0] == k) for k in scored_kinds}},
         }  # fmt: skip
         rows.append(
             f"| {name} | {scores['lcqmc']:.2f} | {scores['bq']:.2f} | {right} / {len(EVERYDAY)} | "
@@ -130,7 +131,7 @@ def main(argv=None) -> None:
     note = f"{args.encoder}: {args.train_samples:,} training pairs, {args.epochs:g} epoch(s), seed {args.seed}, {settings}"
     if trained_kinds:
         note += f"; + request pairs of {', '.join(sorted(trained_kinds))} x{args.request_copies}"
-    note += f"; request pairs scored: {len(scored_requests)} of {', '.join(sorted({r[0] for r in scored_requests}))}"
+    note += f"; request pairs scored: {len(scored_requests)} of {', '.join(scored_kinds)}"
     (out / "transfer.md").write_text(f"{note}\n\n{table}\n", encoding="utf-8")
     (out / "transfer.json").write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(note)
