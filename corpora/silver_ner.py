@@ -7,8 +7,8 @@ sentences: the format ``zhbert.data.read_char_tagged`` reads and ``zhbert train 
 Sources: ``../shared/corpora`` news transcripts by default (MSRA is news); ``--source`` picks
 others. As in ``corpora/silver_segmentation.py``, a sentence that also occurs in any dataset's
 dev/test split is skipped, so a model trained on this file is never scored on text its teacher
-tagged. A sentence holding whitespace is skipped too (one character a line cannot write it) and
-counted in the summary.
+tagged; so is one overlapping a sentence of ``bench/modern_ner.py``'s hand-labelled set. A sentence
+holding whitespace is skipped too (one character a line cannot write it) and counted in the summary.
 
     python corpora/silver_ner.py --output runs/silver/ner.tsv --chars 2000000
     # a stronger teacher that is too large to bundle, for a student of the bundle's size
@@ -31,9 +31,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from zhbert.tags import parse_tag
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # modern_ner: the hand-labelled sentences
 
 
 def main() -> None:
