@@ -19,6 +19,23 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 from zhbert.data.paths import shared_dir  # noqa: E402
 
 SHARED = shared_dir(required=False)
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo_script():
+    """``repo_script("bench/modern_ner.py")``: a script of the repo (bench/, corpora/) loaded as a module, so a
+    test calls its functions; each call loads it afresh, so a test's monkeypatching stays its own."""
+    import importlib.util
+
+    def load(relative: str):
+        path = ROOT / relative
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture(scope="session", autouse=True)

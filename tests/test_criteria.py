@@ -1,7 +1,6 @@
 """One token head for several annotation standards (zhbert/heads/criteria.py): each sentence's
 standard is its segment id, chosen per text at prediction time."""
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -27,7 +26,7 @@ def _type_table(model):
     return model.bert.embeddings.token_type_embeddings.weight.detach()
 
 
-def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row(tiny_encoder, tokenizer, sentences, tmp_path):
+def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row(tiny_encoder, tokenizer, sentences, tmp_path, repo_script):
     from zhbert.heads import HeadConfig, char_spans, load_head, new_head, predict_tags, save_head
 
     model = new_head(tiny_encoder, HeadConfig(**BMES, crf=True, criteria=["pku", "weibo", "ctb"])).eval()
@@ -68,9 +67,7 @@ def test_a_new_criterion_starts_from_the_models_answers_then_tags_by_its_own_row
     assert [p.tags for p in seg.tags(texts)] == [p.tags for p in weibo]
 
     # silver text for a student: the teacher's cuts under the standard asked for, not its default
-    spec = importlib.util.spec_from_file_location("silver_segmentation", ROOT / "corpora" / "silver_segmentation.py")
-    silver = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(silver)
+    silver = repo_script("corpora/silver_segmentation.py")
     assert [[w for w, _ in ws] for ws in silver.scored_words(seg, texts)] == [[w.text for w in ws] for ws in words]
     cmd = [sys.executable, str(ROOT / "corpora" / "silver_segmentation.py"), "--teacher", str(folder), "--chars", "1500"]
     files = {}

@@ -1,23 +1,12 @@
 """bench/data/everyday_requests.tsv: request pairs written for this project, read by bench/matching_transfer.py."""
 
 import collections
-import importlib.util
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _module():
-    spec = importlib.util.spec_from_file_location("matching_transfer", ROOT / "bench" / "matching_transfer.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_each_request_has_a_paraphrase_and_a_near_worded_different():
-    module = _module()
+def test_each_request_has_a_paraphrase_and_a_near_worded_different(repo_script):
+    module = repo_script("bench/matching_transfer.py")
     rows = module.read_requests()
     assert len(rows) == 240 and len({k for k, *_ in rows}) == 12
     by_kind = collections.Counter((k, same) for k, _, _, same in rows)
@@ -31,8 +20,8 @@ def test_each_request_has_a_paraphrase_and_a_near_worded_different():
     assert not texts & {t for pair, _ in module.EVERYDAY for t in pair}
 
 
-def test_a_malformed_request_line_is_named(tmp_path):
+def test_a_malformed_request_line_is_named(repo_script, tmp_path):
     bad = tmp_path / "requests.tsv"
     bad.write_text("alarm\t叫我起床\t叫醒我\tparaphrase\nalarm\t叫我起床\t叫醒我\tsame\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=rf"{bad}:2: expected KIND<TAB>TEXT<TAB>TEXT<TAB>paraphrase\|different"):
-        _module().read_requests(bad)
+        repo_script("bench/matching_transfer.py").read_requests(bad)

@@ -1,6 +1,5 @@
 """bench/modern_ner.py: hand-labelled modern sentences, kept as offsets into ../shared/corpora."""
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -13,17 +12,10 @@ ROOT = Path(__file__).resolve().parents[1]
 LABELS = ROOT / "bench" / "data" / "modern_ner_dev.jsonl"
 
 
-def _module():
-    spec = importlib.util.spec_from_file_location("modern_ner", ROOT / "bench" / "modern_ner.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_the_labelled_sentences_read_back_from_the_corpora(shared):
+def test_the_labelled_sentences_read_back_from_the_corpora(shared, repo_script):
     from zhbert.tags import tags_to_spans
 
-    rows = _module().load_sentences()
+    rows = repo_script("bench/modern_ner.py").load_sentences()
     assert len(rows) == 400 and {r["source"] for r in rows} == {"xinwenlianbo_cctv", "bedtimenews_transcripts", "cluecorpussmall_sample"}
     entities = {r["id"]: [(r["text"][a:b], t) for t, a, b in tags_to_spans(r["tags"], "BIO")] for r in rows}
     assert sum(map(len, entities.values())) == 548
@@ -35,14 +27,14 @@ def test_the_labelled_sentences_read_back_from_the_corpora(shared):
     assert entities[329][-1] == ("小米", "ORG")  # a company named bare, as modern news does
 
 
-def test_a_corpus_line_that_no_longer_holds_its_sentence_is_named(shared, tmp_path):
+def test_a_corpus_line_that_no_longer_holds_its_sentence_is_named(shared, repo_script, tmp_path):
     records = LABELS.read_text(encoding="utf-8").splitlines()
     moved = json.loads(records[2])
     moved["start"] += 1
     bad = tmp_path / "labels.jsonl"
     bad.write_text("\n".join([*records[:2], json.dumps(moved)]) + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=rf"{re.escape(str(bad))}:3: {moved['file']} line {moved['line']} no longer holds"):
-        _module().load_sentences(bad)
+        repo_script("bench/modern_ner.py").load_sentences(bad)
 
 
 def test_the_bench_scores_the_bundled_ner_and_lists_its_errors(shared, tmp_path):

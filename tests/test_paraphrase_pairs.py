@@ -1,20 +1,12 @@
 """corpora/paraphrase_pairs.py: question paraphrase pairs from the medical consultation corpus, for `matching`."""
 
-import importlib.util
 from collections import Counter
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
 @pytest.fixture(scope="module")
-def pairs_module():
-    spec = importlib.util.spec_from_file_location("paraphrase_pairs", ROOT / "corpora" / "paraphrase_pairs.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def pairs_module(repo_script):
+    return repo_script("corpora/paraphrase_pairs.py")
 
 
 @pytest.fixture(scope="module")

