@@ -4,6 +4,7 @@ from collections import Counter
 
 import pytest
 
+
 @pytest.fixture(scope="module")
 def pairs_module(repo_script):
     return repo_script("corpora/paraphrase_pairs.py")
