@@ -33,7 +33,7 @@ from tqdm import tqdm
 from zhbert.data.corpus_sample import SHARES, eval_keys, sentence_batches
 from zhbert.tags import parse_tag
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))  # modern_ner: the hand-labelled sentences
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # modern_ner_labels beside it, also when loaded as a module
 
 
 def main() -> None:
@@ -85,7 +85,7 @@ def main() -> None:
         unknown = ", ".join(sorted(only_types - known_types))
         raise SystemExit(f"--only-types {args.only_types}: {args.teacher} tags no {unknown} (its types: {', '.join(sorted(known_types))})")
 
-    from modern_ner import load_sentences
+    from modern_ner_labels import load_sentences
 
     # the hand-labelled modern NER sentences are taken from these corpora: a silver copy of one of them
     # (whole, or a part of it) would be training on a sentence that bench/modern_ner.py scores

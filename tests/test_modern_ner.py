@@ -1,4 +1,4 @@
-"""bench/modern_ner.py: hand-labelled modern sentences, kept as offsets into ../shared/corpora."""
+"""bench/modern_ner.py and corpora/modern_ner_labels.py: hand-labelled modern sentences, kept as offsets into ../shared/corpora."""
 
 import json
 import re
@@ -15,7 +15,7 @@ LABELS = ROOT / "bench" / "data" / "modern_ner_dev.jsonl"
 def test_the_labelled_sentences_read_back_from_the_corpora(shared, repo_script):
     from zhbert.tags import tags_to_spans
 
-    rows = repo_script("bench/modern_ner.py").load_sentences()
+    rows = repo_script("corpora/modern_ner_labels.py").load_sentences()
     assert len(rows) == 400 and {r["source"] for r in rows} == {"xinwenlianbo_cctv", "bedtimenews_transcripts", "cluecorpussmall_sample"}
     entities = {r["id"]: [(r["text"][a:b], t) for t, a, b in tags_to_spans(r["tags"], "BIO")] for r in rows}
     assert sum(map(len, entities.values())) == 548
@@ -34,7 +34,7 @@ def test_a_corpus_line_that_no_longer_holds_its_sentence_is_named(shared, repo_s
     bad = tmp_path / "labels.jsonl"
     bad.write_text("\n".join([*records[:2], json.dumps(moved)]) + "\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=rf"{re.escape(str(bad))}:3: {moved['file']} line {moved['line']} no longer holds"):
-        repo_script("bench/modern_ner.py").load_sentences(bad)
+        repo_script("corpora/modern_ner_labels.py").load_sentences(bad)
 
 
 def test_the_bench_scores_the_bundled_ner_and_lists_its_errors(shared, tmp_path):
