@@ -4,6 +4,7 @@ head trained on AFQMC alone at the same budget, and both asked the everyday pair
 
     python bench/matching_transfer.py --encoder base --output runs/transfer/base
     python bench/matching_transfer.py --encoder base --output runs/transfer/base --train-samples 64 --eval-samples 32  # a quick look
+    python bench/matching_transfer.py --ask-only matching   # a trained model on the everyday and request pairs, no training
     # the other pair sets with extra pairs (corpora/paraphrase_pairs.py), that head alone
     python bench/matching_transfer.py --encoder electra --output runs/transfer/medical --heads other-sets \
         --recipe-flags "--learning-rate 2e-4 --extra-train runs/pairs/medical.tsv"
@@ -45,10 +46,35 @@ def read_requests(path: Path = REQUESTS) -> list[tuple[str, str, str, bool]]:
     return rows
 
 
+def ask(model_name: str, requests: list[tuple[str, str, str, bool]]) -> dict:
+    """A matching model's answers to the four everyday pairs and to ``requests``: counts and shares right."""
+    import zhbert
+
+    model = zhbert.load(model_name)
+    answers = [model(pair) for pair, _ in EVERYDAY]
+    paraphrase = model.model.head.labels[1]
+    right = sum((a.label == paraphrase) == same for a, (_, same) in zip(answers, EVERYDAY))
+    hits = [(model((a, b)).label == paraphrase) == same for _, a, b, same in requests]
+    by_class = {c: [h for h, r in zip(hits, requests) if r[3] is c] for c in (True, False)}
+    per_class = {c: 100 * sum(v) / max(1, len(v)) for c, v in by_class.items()}
+    kinds = sorted({r[0] for r in requests})
+    return {
+        "everyday_right": right, "everyday": [(p, a.label, a.score) for (p, _), a in zip(EVERYDAY, answers)],
+        "requests": {"kinds": kinds, "accuracy": 100 * sum(hits) / len(hits),
+                     "paraphrases_found": per_class[True], "differents_found": per_class[False],
+                     "right_per_kind": {k: sum(h for h, r in zip(hits, requests) if r[0] == k) for k in kinds}},
+    }  # fmt: skip
+
+
+def asked_cells(asked: dict) -> str:
+    r = asked["requests"]
+    return f"{asked['everyday_right']} / {len(EVERYDAY)} | {r['accuracy']:.1f} ({r['paraphrases_found']:.0f} / {r['differents_found']:.0f})"
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--encoder", required=True, help="an encoder folder or bundled name")
-    parser.add_argument("--output", required=True)
+    parser.add_argument("--encoder", help="an encoder folder or bundled name (required unless --ask-only)")
+    parser.add_argument("--output", help="where the heads and tables go (required unless --ask-only)")
     parser.add_argument("--train-samples", type=int, default=20000, help="training pairs per head")
     parser.add_argument("--eval-samples", type=int, default=None, help="dev pairs scored (the first N; default all)")
     parser.add_argument("--epochs", type=float, default=1.0)
@@ -65,9 +91,20 @@ def main(argv=None) -> None:
         "trains on, --request-copies times over; the other kinds are scored",
     )
     parser.add_argument("--request-copies", type=int, default=4)
+    parser.add_argument(
+        "--ask-only",
+        metavar="MODEL",
+        help="train nothing: ask a matching model (a bundled name or folder) the everyday pairs and all request pairs",
+    )
     args = parser.parse_args(argv)
+    if args.ask_only:
+        asked = ask(args.ask_only, read_requests())
+        print("| model | everyday pairs right | request pairs acc (paraphrases / differents found) |\n|---|---:|---:|")
+        print(f"| {args.ask_only} | " + asked_cells(asked) + " |")
+        return
+    if not (args.encoder and args.output):
+        parser.error("--encoder and --output are required (or --ask-only MODEL)")
 
-    import zhbert
     from zhbert.studies import recipe_options, run_recipe
 
     out = Path(args.output)
@@ -106,25 +143,9 @@ def main(argv=None) -> None:
                 max_eval_samples=args.eval_samples, truncate=True,
             )  # fmt: skip
             scores[scored] = 100 * r["score"]
-        model = zhbert.load(str(folder / "model"))
-        answers = [model(pair) for pair, _ in EVERYDAY]
-        paraphrase = model.model.head.labels[1]
-        right = sum((a.label == paraphrase) == same for a, (_, same) in zip(answers, EVERYDAY))
-        said = [model((a, b)).label == paraphrase for _, a, b, _ in scored_requests]
-        hits = [s == same for s, (*_, same) in zip(said, scored_requests)]
-        by_class = {c: [h for h, r in zip(hits, scored_requests) if r[3] is c] for c in (True, False)}
-        per_class = {c: 100 * sum(v) / max(1, len(v)) for c, v in by_class.items()}
-        request_acc = 100 * sum(hits) / len(hits)
-        record[name] = {
-            **scores, "everyday_right": right, "everyday": [(p, a.label, a.score) for (p, _), a in zip(EVERYDAY, answers)],
-            "requests": {"kinds": scored_kinds, "accuracy": request_acc,
-                         "paraphrases_found": per_class[True], "differents_found": per_class[False],
-                         "right_per_kind": {k: sum(h for h, r in zip(hits, scored_requests) if r[0] == k) for k in scored_kinds}},
-        }  # fmt: skip
-        rows.append(
-            f"| {name} | {scores['lcqmc']:.2f} | {scores['bq']:.2f} | {right} / {len(EVERYDAY)} | "
-            f"{request_acc:.1f} ({per_class[True]:.0f} / {per_class[False]:.0f}) |"
-        )
+        asked = ask(str(folder / "model"), scored_requests)
+        record[name] = {**scores, **asked}
+        rows.append(f"| {name} | {scores['lcqmc']:.2f} | {scores['bq']:.2f} | " + asked_cells(asked) + " |")
     head = "| trained on | LCQMC dev acc | BQ dev acc | everyday pairs right | request pairs acc (paraphrases / differents found) |"
     table = "\n".join([head, "|---|---:|---:|---:|---:|", *rows])
     settings = args.recipe_flags or "recipe defaults"

@@ -25,3 +25,14 @@ def test_a_malformed_request_line_is_named(repo_script, tmp_path):
     bad.write_text("alarm\t叫我起床\t叫醒我\tparaphrase\nalarm\t叫我起床\t叫醒我\tsame\n", encoding="utf-8")
     with pytest.raises(SystemExit, match=rf"{bad}:2: expected KIND<TAB>TEXT<TAB>TEXT<TAB>paraphrase\|different"):
         repo_script("bench/matching_transfer.py").read_requests(bad)
+
+
+def test_a_trained_model_is_asked_every_request_without_training(repo_script, capsys):
+    import re
+
+    repo_script("bench/matching_transfer.py").main(["--ask-only", "matching"])
+    row = re.search(r"^\| matching \| (\d) / 4 \| ([\d.]+) \((\d+) / (\d+)\) \|$", capsys.readouterr().out, re.M)
+    right, acc, found_same, found_different = int(row[1]), float(row[2]), int(row[3]), int(row[4])
+    # all 240 pairs asked: the accuracy is the mean of the two classes' shares (120 pairs each)
+    assert 0 <= right <= 4 and abs(acc - (found_same + found_different) / 2) <= 1
+    assert any(abs(acc - 100 * k / 240) < 0.05 for k in range(241))
