@@ -45,15 +45,14 @@ def _units(ex, masker):
     return ex[masker.unit_column]
 
 
-@pytest.mark.parametrize("name", ["char", "wwm", "ernie", "ngram"])
+@pytest.mark.parametrize("name", ["char", "wwm", "ernie", "ngram", "mixed"])
 def test_rate_ratio_and_specials(pd_units, tokenizer, name):
     masker = get_masker(name)
     g = torch.Generator().manual_seed(0)
     n_units = n_sel_units = n_chars = n_sel_chars = 0
     actions = Counter()
     for ex in pd_units:
-        units = _units(ex, masker)
-        sel = masker.select(units, g)
+        sel, units = masker.choose(_units(ex, masker), g)  # units: those drawn for (mixed: after its split)
         inputs, labels, action = apply_80_10_10(ex["ids"], sel, units, masker.config, tokenizer.mask_token_id, len(tokenizer), g, 104)
         # special tokens never masked; labels -100 exactly where unselected
         assert not sel[0] and not sel[-1]
@@ -86,6 +85,39 @@ def test_wwm_never_masks_part_of_a_word(pd_units):
         for w in set(ex["word_ids"][ex["word_ids"] >= 0].tolist()):
             in_word = sel[ex["word_ids"] == w]
             assert in_word.all() or not in_word.any()
+
+
+def test_mixed_masks_whole_words_and_single_characters(pd_units):
+    """Every chosen unit is a whole jieba word or one character of a split word, about half of the
+    chosen multi-character words whole; a split word's other characters are chosen on their own."""
+    masker = get_masker("mixed")
+    g = torch.Generator().manual_seed(4)
+    whole = part = 0
+    for ex in pd_units[:1000]:
+        words = ex["word_ids"]
+        sel, units = masker.choose(words, g)
+        assert torch.equal(units < 0, words < 0) and not sel[0] and not sel[-1]
+        for u in set(units[sel].tolist()):
+            tokens = units == u
+            word = set(words[tokens].tolist())
+            assert len(word) == 1  # a unit never crosses a word boundary
+            size = int((words == word.pop()).sum())
+            if size > 1:
+                if int(tokens.sum()) == size:
+                    whole += 1
+                else:
+                    assert int(tokens.sum()) == 1
+                    part += 1
+    assert whole > 300 and part > 300
+    # a word of n characters, split, offers n units; kept whole, one: chosen split characters outnumber
+    # chosen whole words at word_prob 0.5, by about the mean length of the multi-character words
+    assert 1.5 < part / whole < 3.5, (whole, part)
+    a = masker.choose(pd_units[0]["word_ids"], torch.Generator().manual_seed(9))
+    b = masker.choose(pd_units[0]["word_ids"], torch.Generator().manual_seed(9))
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1])
+    assert torch.equal(get_masker("mixed", word_prob=1.0).mixed_units(words, g), words)  # all whole: wwm's units
+    with pytest.raises(ValueError, match="word_prob"):
+        get_masker("mixed", word_prob=1.5)
 
 
 def test_ernie_covers_whole_gold_entities(pd_units):
@@ -132,5 +164,26 @@ def test_same_seed_same_masks(pd_units):
 
 
 def test_unknown_strategy_lists_choices():
-    with pytest.raises(ValueError, match="char, wwm, ernie, ngram"):
+    with pytest.raises(ValueError, match="char, wwm, ernie, ngram, mixed"):
         get_masker("span")
+
+
+def test_the_collator_masks_mixed_units_with_one_action_each(pd_units, tokenizer):
+    """Pretraining batches: the collator draws 80/10/10 over the units the strategy chose (a split
+    word's characters each on their own), and the same example index gives the same batch."""
+    from zhbert.training.mlm_collator import MaskingCollator
+
+    examples = [{"input_ids": ex["ids"].tolist(), "word_ids": ex["word_ids"].tolist(), "idx": i} for i, ex in enumerate(pd_units[:300])]
+    collator = MaskingCollator(tokenizer, get_masker("mixed"), seed=5)
+    batch = collator(examples)
+    assert all(torch.equal(batch[k], v) for k, v in collator(examples).items())
+    split_words = whole_words = 0
+    for row, ex in enumerate(examples):
+        labels, words = batch["labels"][row, : len(ex["input_ids"])], torch.tensor(ex["word_ids"])
+        chosen = labels != -100
+        for w in set(words[chosen].tolist()):
+            n_chosen, size = int((chosen & (words == w)).sum()), int((words == w).sum())
+            whole_words += size > 1 and n_chosen == size
+            split_words += n_chosen < size
+    assert whole_words > 100 and split_words > 100
+    assert 0.10 < collator.stats["masked"] / collator.stats["tokens"] < 0.20

@@ -84,7 +84,7 @@ def test_corpus_preparation_asks_the_strategy_for_its_units(tokenizer, pd_senten
         assert masker_class("entity-only") is EntityOnlyMasker
     finally:
         del MASKERS[EntityOnlyMasker.name]
-    with pytest.raises(ValueError, match="unknown masking strategy 'entity-only'; choose one of char, wwm, ernie, ngram"):
+    with pytest.raises(ValueError, match="unknown masking strategy 'entity-only'; choose one of char, wwm, ernie, ngram, mixed"):
         masker_class("entity-only")
 
 

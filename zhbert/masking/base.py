@@ -111,6 +111,11 @@ class Masker:
     def __init__(self, config: MaskingConfig | None = None):
         self.config = config or MaskingConfig()
 
+    def choose(self, unit_ids: torch.Tensor, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+        """(bool per token: the tokens chosen for prediction, the unit ids :func:`apply_80_10_10`
+        draws one action for). A strategy whose units depend on the draw overrides this."""
+        return self.select(unit_ids, generator), self.draw_units(unit_ids)
+
     def select(self, unit_ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
         """Bool per token: the tokens of the units chosen for prediction."""
         units = units_of(unit_ids)

@@ -1,4 +1,4 @@
-"""The four masking strategies; each is a few lines on top of :class:`Masker`.
+"""The five masking strategies; each is a few lines on top of :class:`Masker`.
 
 * ``char``  - every token is a unit (original Chinese BERT).
 * ``wwm``   - whole words from jieba (Chinese-BERT-wwm, Cui et al. 2019).
@@ -7,6 +7,9 @@
 * ``ngram`` - spans of n consecutive words, n drawn from ``ngram_probs``
   (default n=1..3 with p = 0.6, 0.3, 0.1, the skew of ERNIE-Gram / SpanBERT-style
   n-gram masking), so a segmenter error inside one word does not decide a unit.
+* ``mixed`` - each jieba word is one unit with probability ``word_prob`` (0.5), otherwise each
+  of its characters is a unit of its own: the model learns to fill a character with the rest
+  of its word in view and a whole word with none of it, the two blanks users type.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import torch
 
 from .base import Masker, MaskingConfig, budget, units_of
 
-__all__ = ["CharMasker", "WholeWordMasker", "ErnieMasker", "NgramMasker", "MASKERS", "get_masker", "masker_class"]
+__all__ = ["CharMasker", "WholeWordMasker", "ErnieMasker", "NgramMasker", "MixedMasker", "MASKERS", "get_masker", "masker_class"]
 
 
 class CharMasker(Masker):
@@ -86,7 +89,32 @@ class NgramMasker(Masker):
         return torch.isin(unit_ids, words[selected_words])
 
 
-MASKERS = {m.name: m for m in (CharMasker, WholeWordMasker, ErnieMasker, NgramMasker)}
+class MixedMasker(Masker):
+    name = "mixed"
+    unit_column = "word_ids"
+
+    def __init__(self, config: MaskingConfig | None = None, word_prob: float = 0.5):
+        super().__init__(config)
+        if not 0.0 <= word_prob <= 1.0:
+            raise ValueError(f"word_prob must lie in [0, 1], got {word_prob}")
+        self.word_prob = word_prob
+
+    def mixed_units(self, unit_ids: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+        """Word ids where a word stays whole, a fresh id per token where it is split (``-1`` kept)."""
+        words = units_of(unit_ids)
+        whole = torch.isin(unit_ids, words[torch.rand(words.numel(), generator=generator) < self.word_prob])
+        fresh = int(unit_ids.max()) + 1 + torch.arange(unit_ids.numel()) if unit_ids.numel() else unit_ids
+        return torch.where((unit_ids < 0) | whole, unit_ids, fresh)
+
+    def choose(self, unit_ids, generator):
+        units = self.mixed_units(unit_ids, generator)
+        return super().select(units, generator), units
+
+    def select(self, unit_ids, generator):
+        return self.choose(unit_ids, generator)[0]
+
+
+MASKERS = {m.name: m for m in (CharMasker, WholeWordMasker, ErnieMasker, NgramMasker, MixedMasker)}
 
 
 def masker_class(name: str) -> type[Masker]:

@@ -46,11 +46,11 @@ class MaskingCollator:
             ids = torch.tensor(e["input_ids"], dtype=torch.long)
             units = self.masker.unit_ids(e, self._special_ids)
             g = self._generator(e.get("idx", 0))
-            selected = self.masker.select(units, g)
+            selected, draw_units = self.masker.choose(units, g)
             inputs, labels, _ = apply_80_10_10(
                 ids,
                 selected,
-                self.masker.draw_units(units),
+                draw_units,
                 self.masker.config,
                 self.tokenizer.mask_token_id,
                 len(self.tokenizer),
