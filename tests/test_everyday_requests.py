@@ -8,7 +8,8 @@ import pytest
 def test_each_request_has_a_paraphrase_and_a_near_worded_different(repo_script):
     module = repo_script("bench/matching_transfer.py")
     rows = module.read_requests()
-    assert len(rows) == 240 and len({k for k, *_ in rows}) == 12
+    assert len(rows) == 480 and len({k for k, *_ in rows}) == 24
+    assert len({(a, b) for _, a, b, _ in rows}) == 480  # no pair twice
     by_kind = collections.Counter((k, same) for k, _, _, same in rows)
     assert set(by_kind.values()) == {10}  # ten paraphrases and ten differents of every kind
     # every first text is asked twice: once against a rewording, once against a text one slot away
@@ -33,6 +34,6 @@ def test_a_trained_model_is_asked_every_request_without_training(repo_script, ca
     repo_script("bench/matching_transfer.py").main(["--ask-only", "matching"])
     row = re.search(r"^\| matching \| (\d) / 4 \| ([\d.]+) \((\d+) / (\d+)\) \|$", capsys.readouterr().out, re.M)
     right, acc, found_same, found_different = int(row[1]), float(row[2]), int(row[3]), int(row[4])
-    # all 240 pairs asked: the accuracy is the mean of the two classes' shares (120 pairs each)
+    # all 480 pairs asked: the accuracy is the mean of the two classes' shares (240 pairs each)
     assert 0 <= right <= 4 and abs(acc - (found_same + found_different) / 2) <= 1
-    assert any(abs(acc - 100 * k / 240) < 0.05 for k in range(241))
+    assert any(abs(acc - 100 * k / 480) < 0.05 for k in range(481))
