@@ -8,8 +8,9 @@
   A model that trained on those documents must not be scored here.
 
 Char blanks: 15% of the characters of each sentence; whole-word blanks: 15% of its words, every
-character of a chosen word at once (``zhbert.training.mlm_eval``). Then the fill-mask examples of the
-README, top-1 through ``zhbert.load``.
+character of a chosen word at once (``zhbert.training.mlm_eval``), scored per character and per word
+(a word counts only with every character right). Then the fill-mask examples of the README, top-1
+through ``zhbert.load``.
 
     python bench/corpus_sample.py --corpus ../shared/corpora --train runs/fm/train.txt \\
         --heldout runs/fm/heldout.txt --n-train 107286 --n-heldout 2000
@@ -90,11 +91,13 @@ def main(argv=None) -> None:
         results[name] = score(str(resolve_model_path(folder or name)), modern, modern_words, args.pd_sentences)
     print(f"held-out fill-mask top-1: {args.sentences:,} modern news sentences of {args.heldout}, {args.pd_sentences:,} People's Daily")
     examples = " / ".join(t for t, _ in EXAMPLES)
-    print(f"| model | modern, char blanks | modern, whole words | People's Daily, char | People's Daily, whole words | {examples} |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| model | modern: char blanks | whole-word blanks | words right whole | People's Daily: char blanks | whole-word blanks "
+          f"| words right whole | {examples} |")  # fmt: skip
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for name, r in results.items():
-        cells = [r["modern_char"], r["modern_word"], r["pd"]["char"], r["pd"]["word"]]
-        print(f"| {name} | " + " | ".join(f"{100 * c['accuracy']:.1f}%" for c in cells) + " | " + " / ".join(r["examples"]) + " |")
+        cells = [r["modern_char"]["accuracy"], r["modern_word"]["accuracy"], r["modern_word"]["unit_accuracy"]]
+        cells += [r["pd"]["char"]["accuracy"], r["pd"]["word"]["accuracy"], r["pd"]["word"]["unit_accuracy"]]
+        print(f"| {name} | " + " | ".join(f"{100 * c:.1f}%" for c in cells) + " | " + " / ".join(r["examples"]) + " |")
     if args.output:
         Path(args.output).write_text(json.dumps(results, ensure_ascii=False, indent=1), encoding="utf-8")
 

@@ -74,3 +74,35 @@ def test_evaluate_mlm_windows_to_the_models_positions(pd_sentences, tokenizer, t
     assert len(encode(tokenizer, texts)[0].ids) > 64
     score = evaluate_mlm(model, tokenizer, texts)
     assert score.blanks == len(next(iter(blank_positions(tokenizer, texts, 0.15, 0)))[1]) and 0 <= score.accuracy <= 1
+
+
+class Favours(torch.nn.Module):
+    """Predicts one token everywhere: right exactly on the blanks that hold it."""
+
+    def __init__(self, vocab, token):
+        super().__init__()
+        self.vocab, self.token = vocab, token
+
+    def forward(self, input_ids, attention_mask):
+        logits = torch.zeros(*input_ids.shape, self.vocab)
+        logits[..., self.token] = 1.0
+        return type("Out", (), {"logits": logits})()
+
+
+def test_a_word_counts_as_filled_only_with_every_character_right(tokenizer):
+    from zhbert.training.mlm_eval import blank_units
+
+    de = tokenizer.convert_tokens_to_ids("的")
+    model = Favours(len(tokenizer), de)
+    # one word blanked, half of it right: half the characters, none of the words
+    half = evaluate_mlm(model, tokenizer, ["的是"], rate=1.0, words=[["的是"]])
+    assert (half.blanks, half.accuracy, half.unit_accuracy) == (2, 0.5, 0.0)
+    texts, words = ["的的是的"] * 60, [["的的", "是", "的"]] * 60
+    score = evaluate_mlm(model, tokenizer, texts, rate=0.34, seed=2, words=words)
+    chosen = [units for _, units in blank_units(tokenizer, texts, 0.34, 2, words)]
+    whole = [len(u) for units in chosen for u in units if u != [2]]  # 的的 (2 tokens) or 的 (1): all right; 是: wrong
+    assert score.unit_accuracy == pytest.approx(len(whole) / sum(len(units) for units in chosen))
+    assert score.accuracy == pytest.approx(sum(whole) / score.blanks) and 0 < score.unit_accuracy < 1
+    # char blanks: every unit one token, so whole units are the characters
+    chars = evaluate_mlm(model, tokenizer, texts, seed=2)
+    assert chars.unit_accuracy == pytest.approx(chars.accuracy) and "unit_accuracy" in chars.to_dict()

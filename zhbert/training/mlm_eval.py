@@ -27,7 +27,7 @@ from ..masking.units import token_units
 from ..tokenizer import encode
 from ..windows import windows
 
-__all__ = ["MaskedLMScore", "blank_positions", "evaluate_mlm", "unigram_counts", "evaluate_unigram"]
+__all__ = ["MaskedLMScore", "blank_positions", "blank_units", "evaluate_mlm", "unigram_counts", "evaluate_unigram"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,15 @@ class MaskedLMScore:
     blanks: int
     accuracy: float  # share of blanks whose top-1 prediction is the original token
     perplexity: float  # exp(mean cross-entropy over blanks)
+    # share of blanked units (words, given words; else single tokens) whose every token is top-1 right:
+    # a two-character word filled at once counts only with both characters right
+    unit_accuracy: float | None = None
 
     def to_dict(self) -> dict:
-        return {"blanks": self.blanks, "accuracy": self.accuracy, "perplexity": self.perplexity}
+        out = {"blanks": self.blanks, "accuracy": self.accuracy, "perplexity": self.perplexity}
+        if self.unit_accuracy is not None:
+            out["unit_accuracy"] = self.unit_accuracy
+        return out
 
 
 def _word_spans(text: str, words: list[str], index: int) -> list[tuple[int, int]]:
@@ -58,6 +64,14 @@ def blank_positions(
     Without ``words`` each token is a unit; with ``words`` (one list per text) each
     word is, and all tokens of a chosen word are blanked together.
     """
+    return [(ids, sorted(k for unit in units for k in unit)) for ids, units in blank_units(tokenizer, texts, rate, seed, words)]
+
+
+def blank_units(
+    tokenizer, texts: list[str], rate: float = 0.15, seed: int = 0, words: list[list[str]] | None = None
+) -> list[tuple[list[int], list[list[int]]]]:
+    """:func:`blank_positions` with the masked positions grouped by unit: ``(token ids, [positions of
+    each chosen unit])`` per text, the same blanks for the same arguments."""
     if words is not None and len(words) != len(texts):
         raise ValueError(f"{len(texts)} texts but {len(words)} word lists")
     g = torch.Generator().manual_seed(seed)
@@ -77,7 +91,7 @@ def blank_positions(
             continue
         n = max(1, round(rate * len(units)))
         pick = torch.randperm(len(units), generator=g)[:n].tolist()
-        out.append((ids, sorted(k for p in pick for k in units[p])))
+        out.append((ids, [units[p] for p in pick]))
     return out
 
 
@@ -93,10 +107,12 @@ def evaluate_mlm(
     words: list[list[str]] | None = None,
 ) -> MaskedLMScore:
     model.eval()
-    rows = []  # (input ids with [MASK], {row position: original id})
+    rows = []  # (input ids with [MASK], {row position: original id}, text number, window start)
     # a model with fewer positions than max_length gets shorter windows, not an index error
     body = min(max_length, getattr(getattr(model, "config", None), "max_position_embeddings", max_length)) - 2
-    for ids, blanks in blank_positions(tokenizer, texts, rate, seed, words):
+    blanked = blank_units(tokenizer, texts, rate, seed, words)
+    for t, (ids, units) in enumerate(blanked):
+        blanks = sorted(k for unit in units for k in unit)
         masked = list(ids)
         for k in blanks:
             masked[k] = tokenizer.mask_token_id
@@ -106,22 +122,26 @@ def evaluate_mlm(
             targets = {k - a + 1: ids[k] for k in range(a, b) if k in bset}
             bset -= {k for k in range(a, b)}
             if targets:
-                rows.append(([tokenizer.cls_token_id] + masked[a:b] + [tokenizer.sep_token_id], targets))
-    correct, nll, total = 0, 0.0, 0
+                rows.append(([tokenizer.cls_token_id] + masked[a:b] + [tokenizer.sep_token_id], targets, t, a))
+    right: set[tuple[int, int]] = set()  # (text number, position) of each blank predicted right
+    nll, total = 0.0, 0
     for start in range(0, len(rows), batch_size):
         chunk = rows[start : start + batch_size]
         n = max(len(r[0]) for r in chunk)
         input_ids = torch.tensor([r[0] + [tokenizer.pad_token_id] * (n - len(r[0])) for r in chunk])
         attention = (torch.arange(n)[None, :] < torch.tensor([len(r[0]) for r in chunk])[:, None]).long()
         logits = model(input_ids=input_ids, attention_mask=attention).logits
-        for i, (_, targets) in enumerate(chunk):
+        for i, (_, targets, t, a) in enumerate(chunk):
             pos = torch.tensor(list(targets))
             gold = torch.tensor(list(targets.values()))
             lp = torch.log_softmax(logits[i, pos].float(), dim=-1)
             nll -= float(lp[torch.arange(len(gold)), gold].sum())
-            correct += int((lp.argmax(-1) == gold).sum())
+            hits = (lp.argmax(-1) == gold).tolist()
+            right.update((t, p + a - 1) for p, hit in zip(targets, hits) if hit)
             total += len(gold)
-    return MaskedLMScore(total, correct / max(total, 1), math.exp(nll / max(total, 1)))
+    units = [(t, unit) for t, (_, text_units) in enumerate(blanked) for unit in text_units]
+    whole = sum(all((t, k) in right for k in unit) for t, unit in units)
+    return MaskedLMScore(total, len(right) / max(total, 1), math.exp(nll / max(total, 1)), whole / max(len(units), 1))
 
 
 def unigram_counts(tokenizer, texts, batch_size: int = 2000) -> Counter:
