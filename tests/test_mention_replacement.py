@@ -1,5 +1,7 @@
 """`--mention-replacement`: NER training copies with entities swapped for training entities of the same type."""
 
+from pathlib import Path
+
 import pytest
 
 from zhbert.data.mention_replacement import mention_replacement, mentions_by_type
@@ -94,3 +96,63 @@ def test_the_recipe_adds_runs_to_training_only_and_names_a_wrong_type(shared):
         load_splits(RecipeArguments(dataset="pku", mention_runs="PER", max_train_samples=10), "cws")
     with pytest.raises(ValueError, match="--mention-runs is a training option: --evaluate-only m trains nothing"):
         load_splits(RecipeArguments(dataset="resume", mention_runs="PER", evaluate_only="m"), "ner")
+
+
+MODERN_NAMES = Path(__file__).resolve().parents[1] / "bench" / "data" / "modern_names.tsv"
+
+
+def test_names_from_a_list_replace_only_the_types_it_lists(shared):
+    """`--mention-names`: the names a copy brings in are the list's, other types stay, the text around them stays."""
+    from zhbert.data.tasks import load_task_data
+
+    data = load_task_data("ner", "msra")
+    rows = data.train[:300]
+    pool = {"ORG": ["字节跳动", "拼多多"], "PER": ["雷军"]}
+    copies = mention_replacement(rows, data.scheme, 1, seed=4, pool=pool)
+    with_listed = [r for r in rows if any(t in pool for t, _, _ in tags_to_spans(r["tags"], data.scheme))]
+    assert 0.5 * len(with_listed) < len(copies) <= len(with_listed)  # a sentence with only places yields no copy
+    skeletons = {_skeleton(r, data.scheme) for r in rows}
+    brought = set()
+    for c in copies:
+        assert check_sequence(c["tags"], data.scheme) is None and _skeleton(c, data.scheme) in skeletons
+        brought |= {c["text"][s:e] for t, s, e in tags_to_spans(c["tags"], data.scheme) if t in pool}
+    # every place is the sentence's own; every listed name that turns up is of its type
+    assert {"字节跳动", "拼多多", "雷军"} <= brought
+    originals = {r["text"][s:e] for r in rows for t, s, e in tags_to_spans(r["tags"], data.scheme) if t == "LOC"}
+    assert all(c["text"][s:e] in originals for c in copies for t, s, e in tags_to_spans(c["tags"], data.scheme) if t == "LOC")
+    assert not any("雷军" == c["text"][s:e] for c in copies for t, s, e in tags_to_spans(c["tags"], data.scheme) if t != "PER")
+
+
+def test_the_recipe_reads_the_names_file_and_says_what_it_drew(shared, tmp_path):
+    from zhbert.errors import DataFormatError
+
+    data = load_splits(
+        RecipeArguments(dataset="msra", max_train_samples=300, mention_replacement=1, mention_names=str(MODERN_NAMES), seed=3), "ner"
+    )
+    assert any(n.startswith("mention replacement:") and "for a name of" in n and "314 ORG, 184 PER" in n for n in data.notes)
+    listed = {line.split("\t")[0] for line in MODERN_NAMES.read_text(encoding="utf-8").splitlines()}
+    drawn = {r["text"][s:e] for r in data.train[300:] for t, s, e in tags_to_spans(r["tags"], data.scheme) if t in ("ORG", "PER")}
+    assert len(drawn & listed) > 25
+    bad = tmp_path / "names.tsv"
+    bad.write_text("字节跳动\tORG\n雷军\n", encoding="utf-8")
+    no_type = r"names\.tsv:2: '雷军' has no entity type: write name<TAB>TYPE, TYPE one of LOC, ORG, PER \(ner-msra's types\)"
+    with pytest.raises(DataFormatError, match=no_type):
+        load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_replacement=1, mention_names=str(bad)), "ner")
+    bad.write_text("字节跳动\tCOMPANY\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"names\.tsv:1: '字节跳动' has the type 'COMPANY'"):
+        load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_replacement=1, mention_names=str(bad)), "ner")
+    with pytest.raises(ValueError, match="--mention-names gives the names --mention-replacement brings in"):
+        load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_names=str(MODERN_NAMES)), "ner")
+
+
+def test_the_modern_names_list_holds_no_entity_of_a_split_the_project_scores(shared):
+    """bench/data/modern_names.tsv is measured on dev splits: none of its names may be an entity there (or in a test split)."""
+    from zhbert.data.tasks import NER_SOURCES, load_task_data
+
+    listed = {line.split("\t")[0] for line in MODERN_NAMES.read_text(encoding="utf-8").splitlines()}
+    assert len(listed) == 498
+    for name in (*NER_SOURCES, "peoples_daily"):
+        data = load_task_data("ner", name)
+        for split in (data.dev, data.test):
+            found = {r["text"][s:e] for r in split for _, s, e in tags_to_spans(r["tags"], data.scheme)}
+            assert not found & listed, (name, sorted(found & listed)[:5])

@@ -30,21 +30,26 @@ def mentions_by_type(rows: list[dict], scheme: str) -> dict[str, list[str]]:
     return {typ: sorted(texts) for typ, texts in found.items()}
 
 
-def mention_replacement(rows: list[dict], scheme: str, copies: int, seed: int) -> list[dict]:
+def mention_replacement(rows: list[dict], scheme: str, copies: int, seed: int, pool: dict[str, list[str]] | None = None) -> list[dict]:
     """``copies`` passes over ``rows``; each pass yields, for every sentence with an entity, a copy in
-    which each entity is replaced with probability 0.5 by a random training mention of its type.
-    A copy identical to its sentence (nothing drawn, or a mention drawn as itself) is left out."""
+    which each entity is replaced with probability 0.5 by a random mention of its type from ``pool``
+    (default: the mentions of ``rows``, :func:`mentions_by_type`). With a ``pool`` of names from
+    elsewhere (a list of companies, say), entities of a type it lacks stay as they are, so every name
+    a copy brings in is one of the list's. A copy identical to its sentence (nothing drawn, or a
+    mention drawn as itself) is left out."""
     if copies < 0:
         raise ValueError(f"mention replacement: copies must be 0 or more, got {copies}")
-    pool = mentions_by_type(rows, scheme)
+    pool = mentions_by_type(rows, scheme) if pool is None else pool
     rng = random.Random(seed)
     out = []
     for _ in range(copies):
         for r in rows:
             spans = tags_to_spans(r["tags"], scheme)
-            if not spans:
+            if not any(pool.get(typ) for typ, _, _ in spans):
                 continue
-            drawn = {i: [rng.choice(pool[typ])] for i, (typ, _, _) in enumerate(spans) if rng.random() < REPLACE_PROBABILITY}
+            drawn = {
+                i: [rng.choice(pool[typ])] for i, (typ, _, _) in enumerate(spans) if pool.get(typ) and rng.random() < REPLACE_PROBABILITY
+            }
             copy = _rewritten(r, spans, drawn, scheme)
             if copy["text"] != r["text"]:
                 out.append(copy)

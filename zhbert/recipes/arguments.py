@@ -174,6 +174,14 @@ class RecipeArguments:
             "probability 0.5 by a random training entity of its type (Dai & Adel 2020); 0: off"
         },
     )
+    mention_names: str | None = field(
+        default=None,
+        metadata={
+            "help": "ner, with --mention-replacement: the names the copies bring in come from this file, one name and its "
+            "type a line (word<TAB>TYPE, as a user dictionary), e.g. companies the training sources never name; "
+            "entities of a type the file lacks stay as they are"
+        },
+    )
     mention_runs: str = field(
         default="",
         metadata={

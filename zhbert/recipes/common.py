@@ -75,6 +75,8 @@ def load_splits(args: RecipeArguments, task: str):
     train = original = subsample(data.train, args.max_train_samples)
     if args.mention_replacement:
         train, data = _with_mention_replacement(args, task, train, data)
+    elif args.mention_names:
+        raise ValueError("--mention-names gives the names --mention-replacement brings in: add --mention-replacement 1")
     if args.mention_runs:
         train, data = _with_mention_runs(args, task, original, train, data)
     if args.extra_train:
@@ -124,13 +126,36 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
     from ..data.mention_replacement import mention_replacement
 
     _check_mention_option(args, task, "--mention-replacement", "swaps entities of the same type")
-    copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed)
+    pool = _mention_names(args.mention_names, data) if args.mention_names else None
+    copies = mention_replacement(train, data.scheme, args.mention_replacement, args.seed, pool)
     passes = f"{args.mention_replacement} pass{'es' if args.mention_replacement > 1 else ''}"
-    note = (
-        f"mention replacement: {len(copies):,} copies of training sentences, each entity swapped with probability 0.5 "
-        f"for a training entity of its type ({passes}, seed {args.seed})"
-    )
+    if pool is None:
+        drawn = "each entity swapped with probability 0.5 for a training entity of its type"
+    else:
+        listed = ", ".join(f"{len(names):,} {typ}" for typ, names in sorted(pool.items()))
+        drawn = f"each {'/'.join(sorted(pool))} entity swapped with probability 0.5 for a name of {args.mention_names} ({listed})"
+    note = f"mention replacement: {len(copies):,} copies of training sentences, {drawn} ({passes}, seed {args.seed})"
     return train + copies, replace(data, notes=[*data.notes, note])
+
+
+def _mention_names(path: str, data) -> dict[str, list[str]]:
+    """``--mention-names``: the file's names by type; a line without a type, or with a type the dataset
+    lacks, is an error at its line."""
+    from ..dictionary import read_dictionary
+    from ..errors import DataFormatError
+
+    names = read_dictionary(path)
+    types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
+    pool: dict[str, list[str]] = {}
+    for entry in names:
+        if entry.tag not in types:
+            problem = "has no entity type" if entry.tag is None else f"has the type {entry.tag!r}"
+            what = f"{entry.word!r} {problem}: write name<TAB>TYPE, TYPE one of {', '.join(types)} ({data.name}'s types)"
+            raise DataFormatError(path, entry.line, what)
+        pool.setdefault(entry.tag, []).append(entry.word)
+    if not pool:
+        raise DataFormatError(path, None, "no names: write one name<TAB>TYPE a line")
+    return {typ: sorted(words) for typ, words in pool.items()}
 
 
 def _with_mention_runs(args: RecipeArguments, task: str, original: list[dict], train: list[dict], data):
