@@ -138,6 +138,9 @@ def test_the_recipe_reads_the_names_file_and_says_what_it_drew(shared, tmp_path)
     no_type = r"names\.tsv:2: '雷军' has no entity type: write name<TAB>TYPE, TYPE one of LOC, ORG, PER \(ner-msra's types\)"
     with pytest.raises(DataFormatError, match=no_type):
         load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_replacement=1, mention_names=str(bad)), "ner")
+    bad.write_text("字节跳动\tORG\n埃隆 马斯克\tPER\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"names\.tsv:2: '埃隆 马斯克' holds whitespace, which no training sentence does"):
+        load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_replacement=1, mention_names=str(bad)), "ner")
     bad.write_text("字节跳动\tCOMPANY\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"names\.tsv:1: '字节跳动' has the type 'COMPANY'"):
         load_splits(RecipeArguments(dataset="msra", max_train_samples=50, mention_replacement=1, mention_names=str(bad)), "ner")

@@ -139,8 +139,8 @@ def _with_mention_replacement(args: RecipeArguments, task: str, train: list[dict
 
 
 def _mention_names(path: str, data) -> dict[str, list[str]]:
-    """``--mention-names``: the file's names by type; a line without a type, or with a type the dataset
-    lacks, is an error at its line."""
+    """``--mention-names``: the file's names by type; a line without a type, with a type the dataset
+    lacks, or with whitespace in its name is an error at its line."""
     from ..dictionary import read_dictionary
     from ..errors import DataFormatError
 
@@ -152,6 +152,10 @@ def _mention_names(path: str, data) -> dict[str, list[str]]:
             problem = "has no entity type" if entry.tag is None else f"has the type {entry.tag!r}"
             what = f"{entry.word!r} {problem}: write name<TAB>TYPE, TYPE one of {', '.join(types)} ({data.name}'s types)"
             raise DataFormatError(path, entry.line, what)
+        if any(ch.isspace() for ch in entry.word):  # the training readers keep no whitespace: a tag would fall on nothing
+            raise DataFormatError(
+                path, entry.line, f"{entry.word!r} holds whitespace, which no training sentence does: write the name without it"
+            )
         pool.setdefault(entry.tag, []).append(entry.word)
     if not pool:
         raise DataFormatError(path, None, "no names: write one name<TAB>TYPE a line")
