@@ -9,7 +9,7 @@ from zhbert.crf import CRF, FORBIDDEN
 from zhbert.data.segmented import words_to_bmes
 from zhbert.heads import HeadConfig, TaskCollator
 from zhbert.recipes.common import char_tag_examples
-from zhbert.tags import check_sequence, token_tags
+from zhbert.tags import check_sequence, entity_types, labels_for, token_tags
 from zhbert.tokenizer import encode
 
 
@@ -56,3 +56,11 @@ def test_every_training_window_of_real_weibo_segmentation_is_a_sequence_the_crf_
     mask = labels != -100
     nll = -crf.log_likelihood(torch.zeros(*labels.shape, len(data.labels)), labels.clamp(min=0), mask)
     assert nll.max() < -FORBIDDEN / 10  # no gold path pays the forbidden-transition penalty
+
+
+def test_entity_types_read_back_the_types_a_label_list_was_made_from():
+    for scheme in ("BIO", "BIOES", "BMES"):
+        assert entity_types(labels_for(["PER", "ORG", "LOC", "ORG"], scheme)) == ["LOC", "ORG", "PER"]
+    # Resume's own labels, untyped words and O name no type
+    assert entity_types(["O", "B-NAME", "I-NAME", "E-TITLE", "S-RACE"]) == ["NAME", "RACE", "TITLE"]
+    assert entity_types(["B", "M", "E", "S"]) == [] and entity_types(["O"]) == []

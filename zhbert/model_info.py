@@ -6,6 +6,7 @@ import json
 
 from .model_soup import MANIFEST as SOUP_MANIFEST
 from .models_registry import POS_MARKER, read_config, resolve_model_path
+from .tags import entity_types
 
 
 def count_parameters(model) -> dict[str, int]:
@@ -87,7 +88,7 @@ def _head_summary(head: dict) -> dict:
     scheme = head.get("scheme")
     if scheme:
         out["scheme"] = scheme
-        types = sorted({label.split("-", 1)[1] for label in labels if "-" in label})
+        types = entity_types(labels)
         if types:
             out["types"] = types  # what a typed user dictionary may name (word<TAB>TYPE)
     return out

@@ -56,6 +56,11 @@ def labels_for(types: Iterable[str], scheme: str) -> list[str]:
     return ["O"] + [f"{p}-{t}" for t in sorted(set(types)) for p in prefixes]
 
 
+def entity_types(labels: Iterable[str]) -> list[str]:
+    """The entity types a label list names (``B-PER``, ``I-PER``, ``S-ORG`` -> ``["ORG", "PER"]``): the inverse of :func:`labels_for`."""
+    return sorted({label.split("-", 1)[1] for label in labels if "-" in label})
+
+
 def _state(prefix: str, scheme: str) -> str:
     """'open' if a span continues after this tag, 'closed' otherwise."""
     if scheme == "BIO":

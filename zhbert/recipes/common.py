@@ -18,6 +18,7 @@ import torch
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
 from ..heads.inputs import token_tags_from_chars
 from ..options import flag as option_flag
+from ..tags import entity_types
 from ..tokenizer import encode, load_tokenizer
 from ..training.finetune import FinetuneConfig
 from .arguments import RecipeArguments
@@ -145,7 +146,7 @@ def _mention_names(path: str, data) -> dict[str, list[str]]:
     from ..errors import DataFormatError
 
     names = read_dictionary(path)
-    types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
+    types = entity_types(data.labels)
     pool: dict[str, list[str]] = {}
     for entry in names:
         if entry.tag not in types:
@@ -193,7 +194,7 @@ def _with_extra_train(path: str, task: str, train: list[dict], data, weight: flo
         extra = read_segmented(path)
         rows = cws_rows(extra["text"], extra["words"])
     elif task == "ner":  # the file's tags must be the dataset's own: another type or scheme is an error at its line
-        types = sorted({label.split("-", 1)[1] for label in data.labels if label != "O"})
+        types = entity_types(data.labels)
         rows = char_tag_rows(read_char_tagged(path, scheme=data.scheme, types=types))
     elif task in ("matching", "tagging"):
         if data.regression or data.multi_label:
