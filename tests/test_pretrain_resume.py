@@ -12,6 +12,8 @@ from pretrain_cli import RESUMABLE, TINY, pretrain_cli
 from safetensors.torch import load_file
 from stopped_run import shell_status, stop_after_a_checkpoint
 
+from zhbert.training.stop_signals import Terminated, terminate_as_interrupt
+
 
 @pytest.fixture(scope="module")
 def corpus_file(pd_corpus_file):
@@ -263,3 +265,20 @@ def test_a_stop_says_the_step_and_where_the_rerun_resumes(corpus_file, tmp_path,
     (last,) = [line for line in err.splitlines() if line.startswith("zhbert: error:")]  # one line (a progress bar may follow)
     assert last.startswith(f"zhbert: error: {tmp_path}: interrupted at step ") and "of 900" in last, err[-3000:]
     assert "resumes from" in last and "checkpoint-" in last and "Traceback" not in err
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, Terminated], ids=["ctrl-c", "sigterm"])
+def test_a_stop_that_lands_while_a_class_is_created_is_still_a_stop(stop):
+    """Python 3.11 wraps what ``__set_name__`` raises in a RuntimeError. A stop that lands while an import creates
+    a class (PIL loads its image plugins at the first saved loss plot: a clean-clone run ended in that traceback,
+    status 1) must come out as the stop itself, so the run reports its step and where a rerun resumes."""
+
+    class StopsWhileNamed:
+        def __set_name__(self, owner, name):
+            raise stop()
+
+    with pytest.raises(stop) as caught, terminate_as_interrupt():
+        type("ImagePlugin", (), {"is_animated": StopsWhileNamed()})
+    assert type(caught.value) is stop
+    with pytest.raises(RuntimeError, match="not a stop"), terminate_as_interrupt():  # other errors pass unchanged
+        raise RuntimeError("not a stop") from ValueError("cause")

@@ -181,9 +181,9 @@ class _LossLog(TrainerCallback):
     def __init__(self, path: Path, label: str):
         self.path = path
         self.label = label  # what the loss sums, for the plot
-        # matplotlib is imported now, before training, not at the first checkpoint: a Ctrl-C or SIGTERM that lands
-        # while an import creates classes becomes a RuntimeError (Python wraps what `__set_name__` raises), and the
-        # run would end in a traceback instead of the line that says where a rerun resumes (seen in a test run)
+        # matplotlib is imported now, before training, not at the first checkpoint, so that the first save is not
+        # slower than the rest; a stop that lands in an import the plot still makes (PIL's plugins) is unwrapped
+        # by terminate_as_interrupt
         import matplotlib
 
         matplotlib.use("Agg")

@@ -29,15 +29,32 @@ def _raise_terminated(signum, frame):
 
 
 @contextmanager
-def terminate_as_interrupt():
-    """Within the block, SIGTERM raises :class:`Terminated`; the previous handler comes back after.
-    Outside the main thread (where Python cannot set handlers) the block runs unchanged."""
-    if threading.current_thread() is not threading.main_thread():
+def _stops_unwrapped():
+    """A stop that lands while Python creates a class (inside any import, such as the image plugins
+    PIL loads at the first saved plot) comes out of Python 3.11 as ``RuntimeError: Error calling
+    __set_name__ ...`` whose cause is the ``KeyboardInterrupt``. Raise the stop itself, so that it is
+    reported as a stop (the step, where a rerun resumes, 130 or 143) and not as a crash."""
+    try:
         yield
+    except RuntimeError as wrapped:
+        if isinstance(wrapped.__cause__, KeyboardInterrupt):
+            raise wrapped.__cause__ from None
+        raise
+
+
+@contextmanager
+def terminate_as_interrupt():
+    """Within the block, SIGTERM raises :class:`Terminated`, and a stop wrapped by Python on its way
+    out comes out as the ``KeyboardInterrupt`` it is; the previous SIGTERM handler comes back after.
+    Outside the main thread (where Python cannot set handlers) SIGTERM is left as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        with _stops_unwrapped():
+            yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
     try:
-        yield
+        with _stops_unwrapped():
+            yield
     finally:
         signal.signal(signal.SIGTERM, previous)
 
