@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 
 
 def _lines(path, n):
@@ -46,4 +47,13 @@ def test_the_table_scores_the_bundled_base(shared, tmp_path, repo_script, capsys
     assert len(row) == 1
     cells = [c.strip() for c in row[0].strip("|").split("|")]
     assert all(c.endswith("%") and 0 <= float(c[:-1]) < 100 for c in cells[1:7])
-    assert len(cells[7].split(" / ")) == 3  # one top-1 for each example
+    examples = cells[7].split(" / ")
+    assert len(examples) == 3  # one top-1 for each example, with the right answer's rank where it is not first
+    for cell, (_, answer) in zip(examples, probe.EXAMPLES):
+        assert re.fullmatch(rf"\S|\S \({answer} (#\d+|not in the top 1,000)\)", cell), cell
+
+
+def test_the_example_cell_gives_the_right_answers_rank(repo_script):
+    probe = repo_script("bench/fill_mask_probe.py")
+    result = {"examples": ["首", "女", "。"], "example_ranks": [1, 61, None]}
+    assert probe.example_cell(result) == "首 / 女 (诗 #61) / 。 (兴 not in the top 1,000)"
