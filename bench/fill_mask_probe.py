@@ -70,8 +70,9 @@ def score(folder: str, modern: list[str], modern_words: list[list[str]], pd_sent
 
     fill = zhbert.load(folder)
     out["examples"], out["example_ranks"] = [], []
+    top_k = min(RANKED, fill.model.config.vocab_size)  # a small test vocabulary has fewer
     for text, answer in EXAMPLES:
-        candidates = [c.token for c in fill.fill_mask(text, top_k=RANKED)[0].candidates]
+        candidates = [c.token for c in fill.fill_mask(text, top_k=top_k)[0].candidates]
         out["examples"].append(candidates[0])
         out["example_ranks"].append(candidates.index(answer) + 1 if answer in candidates else None)
     return out
