@@ -1,7 +1,7 @@
 #!/bin/bash
 # How the unbundled `cws` and `cws-fast` candidates of issue 36 are made on the 2-core CPU machine, one command
 # (the forty-second to forty-fourth sessions ran these steps by hand; bench/LOG.md has every run's scores):
-#   cws       the bundle's recipe from `base` with a CRF and both standards as inputs (--criteria pku,weibo):
+#   cws       the bundle's recipe from stage 6 of `base` (bench/earlier_base.sh) with a CRF and both standards as inputs (--criteria pku,weibo):
 #             recorded PKU 96.52, NLPCC-2016 Weibo dev 95.25 (criterion weibo), CityU / AS 90.83 / 91.89;
 #   cws-fast  a 1 x 64 CRF student of it: cws's embeddings projected (zhbert small-encoder), trained on the
 #             gold text plus 5 M characters of the teacher's `pku` reading of the corpus: recorded PKU 96.08 at
@@ -17,9 +17,10 @@
 set -euo pipefail
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/cws-candidates}
-ENCODER=${ENCODER:-base}  # the teacher's encoder: a bundled name or a folder
+source bench/earlier_base.sh
+ENCODER=${ENCODER:-$BASE_STAGE6}  # the teacher's encoder: a bundled name or a folder
 # the student's embeddings are projected from this segmenter: the bundled `cws` as recorded, else this teacher
-if [ "$ENCODER" = base ]; then STUDENT_FROM=cws; else STUDENT_FROM="$OUT/cws/model"; fi
+if [ "$ENCODER" = "$BASE_STAGE6" ]; then STUDENT_FROM=cws; else STUDENT_FROM="$OUT/cws/model"; fi
 COMMON="--dataset news+weibo --criteria pku,weibo --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --save-steps 200"
 
 stage() {  # OUTPUT_DIR ARGS...: one training stage, skipped once finished

@@ -15,7 +15,8 @@ OUT=runs/long/electra
 if ! ls -d "$OUT"/checkpoint-* >/dev/null 2>&1 && [ ! -f "$INIT/config.json" ]; then
   # a fresh machine: the pilot's ELECTRA run again (one thread, as it was run, so the same weights)
   source bench/pilot_settings.sh
-  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain "${pilot_common[@]}" --init base --objective electra \
+  source bench/earlier_base.sh
+  OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain "${pilot_common[@]}" --init "$BASE_STAGE6" --objective electra \
       --max-steps "$PILOT_ELECTRA_STEPS" --output-dir runs/pilot/electra
 fi
 mkdir -p "$OUT"

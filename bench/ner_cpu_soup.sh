@@ -7,7 +7,7 @@
 #
 # Four chains of two stages, then the uniform soup of the four second stages, exported to fp16 with the
 # vocabulary trimmed to the characters the data uses:
-#   A  the bundled `ner`'s recipe from the bundled encoder, without --mention-runs (about 25 min, two threads);
+#   A  the bundled `ner`'s recipe from stage 6 of `base` (bench/earlier_base.sh), without --mention-runs (about 25 min, two threads);
 #   B  a 2 x 192 BiLSTM head and runs of person names, on A's model (about 30 min).
 # One chain after another: about 4 h in all. Every stage saves every 200 steps; rerunning the script resumes
 # an interrupted stage from its last complete checkpoint and skips finished ones (their metrics.json).
@@ -20,6 +20,7 @@
 set -euo pipefail
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2} TOKENIZERS_PARALLELISM=false
 OUT=${1:-runs/ner-cpu-soup}
+source bench/earlier_base.sh
 COMMON="--dataset msra --lexicon jieba --lexicon-dim 32 --crf --batch-size 64 --init-seed 42 --score-on dev --save-steps 200"
 
 stage() {  # OUTPUT_DIR ARGS...: one training stage, skipped once finished
@@ -32,7 +33,7 @@ CHAINS=${CHAINS:-$ALL_CHAINS}
 runs=()
 for pair in $CHAINS; do
   a=${pair%:*} b=${pair#*:}
-  stage "$OUT/a-s$a" --encoder base --epochs 4 --learning-rate 5e-4 --seed "$a"
+  stage "$OUT/a-s$a" --encoder "$BASE_STAGE6" --epochs 4 --learning-rate 5e-4 --seed "$a"
   stage "$OUT/b-s$b" --encoder "$OUT/a-s$a/model" --bilstm-layers 2 --bilstm-hidden 192 --epochs 2 \
     --learning-rate 1e-4 --head-learning-rate 1e-3 --mention-runs PER --seed "$b"
   runs+=("$OUT/b-s$b/model")

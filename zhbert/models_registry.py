@@ -22,26 +22,28 @@ BUNDLED = {
     "base": (
         "base",
         "bash bench/default_model.sh (pretraining stages 1-3 on CPU), bash bench/default_model_gpu.sh "
-        "(stage 4, wwm on one GPU), stages 5 and 6 (char masking at 512 tokens; char masking + SOP at 128, on CPU, "
-        "in bench/default_model.sh) and zhbert export runs/sop-long/final zhbert/pretrained/base --trim-vocab",
+        "(stage 4, wwm on one GPU), stages 5-7 (char masking at 512 tokens; char masking + SOP at 128; mixed "
+        "masking + SOP at 128, bash bench/fill_mask_long_run.sh; all on CPU, in bench/default_model.sh) and zhbert "
+        "export runs/fm/run/final zhbert/pretrained/base --trim-vocab",
     ),
     "electra": (
         "electra",
-        "bash bench/encoder_long_run.sh (ELECTRA from base on CPU, to checkpoint-12500), bash bench/encoder_long_run_gpu.sh "
+        "bash bench/encoder_long_run.sh (ELECTRA from base's stage 6 on CPU, to checkpoint-12500), bash bench/encoder_long_run_gpu.sh "
         "run runs/long/electra/checkpoint-12500 ... (its end, 10,500 steps on one GPU), python bench/encoder_curve.py --run "
         "runs/long/electra --checkpoint runs/long-gpu/checkpoint-10500 --step 96500, then zhbert export "
         "runs/long/electra/curve/step-96500 zhbert/pretrained/electra --trim-vocab",
     ),
     "cws": (
         "cws",
-        "zhbert train cws --dataset news+weibo --encoder base --lexicon jieba --lexicon-dim 32 --batch-size 64 --epochs 4 "
-        "--learning-rate 5e-4 --score-on dev --output-dir runs/cws-lex-b64-e4; zhbert export runs/cws-lex-b64-e4/model "
+        "source bench/earlier_base.sh (stage 6 of base, into runs/base-stage6); zhbert train cws --dataset news+weibo "
+        "--encoder runs/base-stage6 --lexicon jieba --lexicon-dim 32 --batch-size 64 --epochs 4 --learning-rate 5e-4 "
+        "--score-on dev --output-dir runs/cws-lex-b64-e4; zhbert export runs/cws-lex-b64-e4/model "
         "zhbert/pretrained/cws (chosen on the dev split among the candidates of bench/gpu_jobs/word_features.txt, "
         "trained on one GPU with bench/word_features_gpu.sh)",
     ),
     "cws-fast": (
         "cws-fast",
-        "bash bench/cws_candidates.sh runs/cws-candidates (a two-standard teacher from base, its reading of 5 M corpus "
+        "bash bench/cws_candidates.sh runs/cws-candidates (a two-standard teacher from base's stage 6, its reading of 5 M corpus "
         "characters, a 1 x 64 CRF student of it), then cp -r runs/cws-candidates/cws-fast-blend zhbert/pretrained/cws-fast",
     ),
     "pos": (
