@@ -5,6 +5,7 @@ script parses and names only scripts, commands and options that exist. A benchma
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -105,3 +106,24 @@ def test_bench_readme_lists_every_script():
     listed = (BENCH / "README.md").read_text(encoding="utf-8")
     missing = [s for s in PY_SCRIPTS + SH_SCRIPTS if f"`{s}`" not in listed]
     assert not missing, f"bench/README.md does not list {missing}"
+
+
+def test_earlier_base_reads_stage_6_from_history():
+    """bench/earlier_base.sh rebuilds the stage-6 `base` that several scripts start from out of git history:
+    each revision it names must hold that folder, untrimmed and trimmed as the script says."""
+    if subprocess.run(["git", "rev-parse", "--is-shallow-repository"], cwd=ROOT, capture_output=True, text=True).stdout.strip() != "false":
+        pytest.skip("a shallow clone (or no git checkout) lacks the history the script reads")
+    script = (BENCH / "earlier_base.sh").read_text(encoding="utf-8")
+    revisions = re.findall(r"^earlier_base ([0-9a-f]{40}) ", script, flags=re.M)
+    vocab_sizes = []
+    for rev in revisions:
+        shown = subprocess.run(["git", "show", f"{rev}:zhbert/pretrained/base/config.json"], cwd=ROOT, capture_output=True, text=True)
+        assert shown.returncode == 0, f"{rev}: {shown.stderr}"
+        config = json.loads(shown.stdout)
+        assert config["zhbert_encoder"]["max_length"] == 128 and "continued_from" in config["zhbert_encoder"]
+        vocab_sizes.append(config["vocab_size"])
+        record = subprocess.run(
+            ["git", "show", f"{rev}:zhbert/pretrained/base/zhbert_pretrain.json"], cwd=ROOT, capture_output=True, text=True
+        )
+        assert json.loads(record.stdout)["output"] == "runs/sop-long", rev  # stage 6's run (bench/default_model.sh)
+    assert vocab_sizes == [21128, 13724]  # BASE_STAGE6, then BASE_STAGE6_TRIM
