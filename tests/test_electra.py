@@ -77,6 +77,31 @@ def test_replacements_replay_from_the_global_seed():
     assert torch.equal(a, model(**kw).rtd_loss)
 
 
+def test_replacements_are_drawn_from_the_generators_softmax():
+    from zhbert.training.electra import gumbel_sample
+
+    probs = torch.tensor([0.7, 0.2, 0.1, 0.0])
+    logits = probs.clamp_min(1e-12).log().expand(40_000, 4).contiguous()
+    torch.manual_seed(0)
+    share = torch.bincount(gumbel_sample(logits), minlength=4).float() / 40_000
+    torch.testing.assert_close(share, probs, atol=0.01, rtol=0)
+    assert share[3] == 0  # a token the generator gives no probability is never sampled
+
+
+def test_replacements_are_the_plain_gumbel_max_formulas_bit_for_bit():
+    # runs begun before the in-place sampling resume with the same replacements
+    from zhbert.training.electra import gumbel_sample
+
+    logits = torch.randn(64, 3000, generator=torch.Generator().manual_seed(3))
+    torch.manual_seed(7)
+    noise = torch.rand_like(logits, dtype=torch.float32).clamp_(1e-9, 1.0)
+    plain = (logits - torch.log(-torch.log(noise))).argmax(-1)
+    after_plain = torch.rand(3)
+    torch.manual_seed(7)
+    assert torch.equal(gumbel_sample(logits), plain)
+    assert torch.equal(torch.rand(3), after_plain)  # and it takes as many random numbers, so later draws agree too
+
+
 def test_pretrain_saves_a_stock_bert_encoder_and_a_stock_generator(reference):
     from transformers import AutoModel, AutoModelForMaskedLM, BertModel
 
