@@ -4,7 +4,10 @@
 # LR 2e-4 after 2,000 warm-up steps, linear decay. Rerun this same command after any stop: it resumes
 # bit-identically from the last complete checkpoint (one every 500 steps, about 20 minutes on one thread).
 #
-#   bash bench/encoder_long_run.sh            # THREADS=2 when the machine is otherwise idle
+#   bash bench/encoder_long_run.sh            # one thread (THREADS=1) from start to end
+#
+# Keep THREADS as the run began: with another thread count the loss of a step is the same but its gradients
+# are summed in another order, so the run would go on with other rounding, no longer bit for bit.
 #   python bench/encoder_curve.py --run runs/long/electra   # the dev-probe curve, one point per call
 set -euo pipefail
 cd "$(dirname "$0")/.."
