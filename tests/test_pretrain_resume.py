@@ -47,7 +47,17 @@ def test_kill_during_training_then_resume(corpus_file, tmp_path, reference):
     r = _run(corpus_file, tmp_path)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "resuming from" in r.stderr and "checkpoint-4" in r.stderr
+    assert "resumes with" not in r.stderr  # the same thread count: nothing to say
     _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+
+def test_a_resume_with_another_thread_count_says_it_is_not_bit_for_bit(corpus_file, tmp_path):
+    r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "6", "OMP_NUM_THREADS": "1"})
+    assert r.returncode == -9
+    r = _run(corpus_file, tmp_path, {"OMP_NUM_THREADS": "2"})
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "this run used 1 thread and resumes with 2: it goes on correctly, but not bit for bit" in r.stderr
+    assert "OMP_NUM_THREADS=1 for that" in r.stderr
 
 
 def test_kill_during_checkpoint_save_then_resume(corpus_file, tmp_path, reference):

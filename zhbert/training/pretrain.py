@@ -174,6 +174,7 @@ class _Throughput(TrainerCallback):
         logs["token_slots_per_s"] = round(rate, 1)
         logs["mfu"] = round(train_flops_per_token(model, self.block_tokens, share) * rate / self.peak, 4)
         logs["matmul_peak_gflops"] = round(self.peak / 1e9, 1)
+        logs["threads"] = torch.get_num_threads()  # a resume with another count is not bit for bit (_thread_note)
         self.since = (now, state.global_step)
 
 
@@ -200,6 +201,28 @@ class _LossLog(TrainerCallback):
         # refresh the curve with every checkpoint, so a long run always has an up-to-date plot
         if state.is_world_process_zero and self.path.is_file():
             _plot_loss(self.path, self.path.with_name("loss_curve.png"), self.label)
+
+
+def _thread_note(loss_log: Path, threads: int) -> str | None:
+    """A line for a resume with another thread count than the run's last logged step (None when the
+    same, or when the log does not say): the loss is the same, but gradients are summed in another
+    order, so the run goes on correctly without being bit for bit an uninterrupted run."""
+    before = None
+    if loss_log.is_file():
+        with open(loss_log, encoding="utf-8", errors="replace") as f:
+            for line in f:  # one row at a time: a long run's log stays out of memory
+                if '"threads"' in line:
+                    try:
+                        before = int(json.loads(line)["threads"])
+                    except (ValueError, KeyError, TypeError):
+                        continue  # a row cut short by a kill: the rows before it still say
+    if before is None or before == threads:
+        return None
+    return (
+        f"this run used {before} thread{'s' if before != 1 else ''} and resumes with {threads}: it goes on correctly, "
+        "but not bit for bit as an "
+        f"uninterrupted run would (OMP_NUM_THREADS={before} for that)"
+    )
 
 
 def _encoder_type(path: Path) -> str:
@@ -419,6 +442,9 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         resume = holder[0]
     if resume:
         logger.warning("resuming from %s", resume)
+        note = _thread_note(out / "loss_log.jsonl", torch.get_num_threads())
+        if note:
+            logger.warning(note)
     with storage_errors(out, resume):
         try:
             with terminate_as_interrupt():
