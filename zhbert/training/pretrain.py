@@ -207,15 +207,8 @@ def _thread_note(loss_log: Path, threads: int) -> str | None:
     """A line for a resume with another thread count than the run's last logged step (None when the
     same, or when the log does not say): the loss is the same, but gradients are summed in another
     order, so the run goes on correctly without being bit for bit an uninterrupted run."""
-    before = None
-    if loss_log.is_file():
-        with open(loss_log, encoding="utf-8", errors="replace") as f:
-            for line in f:  # one row at a time: a long run's log stays out of memory
-                if '"threads"' in line:
-                    try:
-                        before = int(json.loads(line)["threads"])
-                    except (ValueError, KeyError, TypeError):
-                        continue  # a row cut short by a kill: the rows before it still say
+    rows = read_loss_log(loss_log) if loss_log.is_file() else []
+    before = next((row["threads"] for row in reversed(rows) if "threads" in row), None)
     if before is None or before == threads:
         return None
     return (
