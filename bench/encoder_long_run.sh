@@ -5,10 +5,10 @@
 # bit-identically from the last complete checkpoint (one every 500 steps, about 20 minutes on one thread).
 #
 #   bash bench/encoder_long_run.sh            # one thread (THREADS=1) from start to end
-#
-# Keep THREADS as the run began: with another thread count the loss of a step is the same but its gradients
-# are summed in another order, so the run would go on with other rounding, no longer bit for bit.
 #   python bench/encoder_curve.py --run runs/long/electra   # the dev-probe curve, one point per call
+#
+# Keep THREADS as the run began: with another thread count a step's loss is the same but its gradients are
+# summed in another order, so the run would go on with other rounding, no longer bit for bit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PY:-.venv/bin/python}

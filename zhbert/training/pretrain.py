@@ -213,8 +213,7 @@ def _thread_note(loss_log: Path, threads: int) -> str | None:
         return None
     return (
         f"this run used {before} thread{'s' if before != 1 else ''} and resumes with {threads}: it goes on correctly, "
-        "but not bit for bit as an "
-        f"uninterrupted run would (OMP_NUM_THREADS={before} for that)"
+        f"but not bit for bit as an uninterrupted run would (OMP_NUM_THREADS={before} for that)"
     )
 
 
