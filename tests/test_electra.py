@@ -180,6 +180,25 @@ def test_continuing_an_electra_run_keeps_its_generator_and_from_a_checkpoint_its
         _starting_model(PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(checkpoint), rtd_weight=20))
 
 
+def test_the_parts_a_continued_run_draws_fresh_come_from_its_seed(reference):
+    """From a stock BERT folder an ELECTRA run draws its generator and replaced-token head, a
+    masked-LM run its MLM head: with the same --seed a rerun starts from the same weights whatever
+    ran before it in the process, so the whole run repeats; another seed draws others."""
+    from zhbert.training.pretrain import PretrainConfig, _starting_model
+
+    def start(objective, seed, disturb):
+        torch.rand(disturb)  # whatever consumed the global generator before
+        cfg = PretrainConfig(corpus=["x"], output="y", objective=objective, init=str(reference / "final"), generator_width=0.5, seed=seed)
+        return _starting_model(cfg)[1].state_dict()
+
+    for objective, fresh in (("electra", "discriminator_head.dense.weight"), ("mlm", "cls.predictions.transform.dense.weight")):
+        first, again, other = start(objective, 7, 3), start(objective, 7, 11), start(objective, 8, 3)
+        assert first.keys() == again.keys()
+        for k in first:
+            assert torch.equal(first[k], again[k]), (objective, k)
+        assert not torch.equal(first[fresh], other[fresh]), objective
+
+
 def test_a_task_head_starts_from_the_discriminator(reference, tokenizer, tmp_path):
     import zhbert
     from zhbert.heads.config import HeadConfig

@@ -467,6 +467,10 @@ def save_untrained(cfg: PretrainConfig) -> Path:
 
 def _starting_model(cfg: PretrainConfig):
     """Tokenizer, model and (when continuing) the init model's config, before any step."""
+    # Every weight drawn here (a whole model from scratch; the generator, replaced-token head or
+    # masked-LM head a continued run's checkpoint lacks) comes from --seed: the Trainer seeds only
+    # once it is built, after the model, so without this a rerun would start from other weights.
+    torch.manual_seed(cfg.seed)
     init_config = None
     if cfg.objective == "electra":
         from .electra import ElectraPretrainingModel, generator_config
@@ -487,7 +491,6 @@ def _starting_model(cfg: PretrainConfig):
             init_config = model.config.to_dict()
         else:
             tokenizer = build_tokenizer()
-            torch.manual_seed(cfg.seed)
             config = bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
             model = ElectraPretrainingModel(config, generator_config(config, cfg.generator_width), rtd_weight=cfg.rtd_weight)
     elif cfg.init:
@@ -496,7 +499,6 @@ def _starting_model(cfg: PretrainConfig):
         init_config = model.config.to_dict()
     else:
         tokenizer = build_tokenizer()
-        torch.manual_seed(cfg.seed)
         model = (SparseBertForPreTraining if cfg.pair_objective else SparseBertForMaskedLM)(
             bert_config(cfg.size, len(tokenizer), max_position_embeddings=max(512, cfg.max_length))
         )
