@@ -16,7 +16,8 @@ THREADS=${THREADS:-1}
 INIT=runs/pilot/electra/checkpoint-2750
 OUT=runs/long/electra
 if ! ls -d "$OUT"/checkpoint-* >/dev/null 2>&1 && [ ! -f "$INIT/config.json" ]; then
-  # a fresh machine: the pilot's ELECTRA run again (one thread, as it was run, so the same weights)
+  # a fresh machine: the pilot's ELECTRA run again, on one thread; its start is seeded, so every rerun on the
+  # same kind of CPU reaches the same weights (the first pilot, before 19eede8, drew its generator unseeded)
   source bench/pilot_settings.sh
   source bench/earlier_base.sh
   OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $PY -m zhbert pretrain "${pilot_common[@]}" --init "$BASE_STAGE6" --objective electra \
