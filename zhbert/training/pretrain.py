@@ -85,7 +85,7 @@ class PretrainConfig:
     max_steps: int = field(default=1000, metadata=_help("optimizer steps"))
     save_steps: int = field(default=200, metadata=_help("checkpoint every N steps (a rerun resumes from the last complete one)"))
     logging_steps: int = field(default=20, metadata=_help("loss log every N steps"))
-    seed: int = field(default=42, metadata=_help("random seed"))
+    seed: int = field(default=42, metadata=_help("seed of every random draw (fresh weights, masking, dropout): one seed repeats a run"))
     num_proc: int = field(default=2, metadata=_help("processes for word-boundary preprocessing"))
     max_docs: int | None = field(default=None, metadata=_help("use only the first N documents (tests, quick runs)"))
     doc_format: str = field(default="line", metadata=_help("line or blank-line"))
