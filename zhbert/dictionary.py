@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from .errors import DataFormatError, clip
+from .file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
 
 __all__ = ["DictEntry", "Dictionary", "read_dictionary", "jieba_dictionary_path", "MAX_WORD_CHARS"]
 
@@ -254,34 +255,13 @@ def _read_file(path: Path) -> Dictionary:
 _MAX_LINE_BYTES = 4 * MAX_WORD_CHARS + 200
 
 
-def _mostly_cjk(text: str) -> bool:
-    letters = [c for c in text if not c.isspace()]
-    return bool(letters) and sum("\u3400" <= c <= "\u9fff" for c in letters) >= 0.9 * len(letters)
-
-
 def sniff_not_utf8_text(data: bytes) -> str | None:
     """Why ``data`` is not a UTF-8 text file, or None: UTF-16 with or without a byte-order mark
-    (Windows Notepad's "Unicode"), or binary content. Read as UTF-8, UTF-16 fails with a line of
-    odd bytes or, worse, passes: a big-endian Chinese word can be all ASCII bytes (``华为`` is
-    ``S N N :``), silently read as Latin letters."""
-    head = data[:65536]
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        order = "little" if head.startswith(b"\xff\xfe") else "big"
-        return f"UTF-16 ({order}-endian, with a byte-order mark), not UTF-8: save the file as UTF-8"
-    try:
-        as8 = head.decode("utf-8")
-    except UnicodeDecodeError as e:
-        as8 = None if e.start < len(head) - 3 else head[: e.start].decode("utf-8")  # a character cut at 64 KiB is fine
-    if len(head) >= 2 and len(data) % 2 == 0:
-        for order, codec in (("big", "utf-16-be"), ("little", "utf-16-le")):
-            try:
-                as16 = head.decode(codec)
-            except UnicodeDecodeError:
-                continue
-            # a one-word file of ASCII bytes reads either way: UTF-8 letters and digits are taken as meant
-            one_odd_word = as8 is not None and "\n" not in as8 and not as8.strip().isalnum()
-            if _mostly_cjk(as16) and (b"\x00" in head or as8 is None or one_odd_word):
-                return f"UTF-16 ({order}-endian, no byte-order mark), not UTF-8: save the file as UTF-8"
+    (Windows Notepad's "Unicode"), or binary content."""
+    problem = utf16_problem(data)
+    if problem:
+        return problem
+    head = data[:SNIFF_BYTES]
     if b"\x00" in head:
         return "a binary file (it holds NUL bytes), not a UTF-8 text dictionary"
     controls = sum(b < 0x20 and b not in (0x09, 0x0A, 0x0D) for b in head)
@@ -320,7 +300,8 @@ def _read_lines(path: Path) -> Dictionary:
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                raise DataFormatError(str(path), n, f"not valid UTF-8 (byte {e.start + 1} of the line)") from None
+                advice = not_utf8_advice(raw + fh.read(SNIFF_BYTES))  # the lines after it help tell GB18030 from Big5
+                raise DataFormatError(str(path), n, f"not valid UTF-8 (byte {e.start + 1} of the line){advice}") from None
             if n == 1 and line.startswith("\ufeff"):
                 line = line[1:]  # a BOM, as Windows editors write: not part of the first word
             line = line.rstrip("\r\n")

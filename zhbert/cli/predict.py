@@ -55,6 +55,7 @@ def _read_inputs(file: str, pairs: bool):
     cap, not read whole); errors name file:line."""
     from ..data.source import _check_path
     from ..errors import DataFormatError, clip
+    from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
 
     name = "<stdin>" if file == "-" else file
     if file != "-":
@@ -63,6 +64,11 @@ def _read_inputs(file: str, pairs: bool):
     cap = 4 * MAX_PREDICT_LINE + 2  # UTF-8 takes at most 4 bytes a character, plus CRLF
     lineno, seen_text = 0, False
     try:
+        head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(stream, "peek") else b""  # peek: stdin is not read twice
+        if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            problem = utf16_problem(head)  # Notepad's "Unicode": named, not called binary on its line 2
+            if problem:
+                raise DataFormatError(name, None, problem)
         while True:
             raw = stream.readline(cap + 1)
             if not raw:
@@ -78,7 +84,7 @@ def _read_inputs(file: str, pairs: bool):
             try:
                 text = raw.decode("utf-8")
             except UnicodeDecodeError as e:
-                problem = f"invalid UTF-8 byte 0x{raw[e.start]:02x} at byte offset {e.start} of the line"
+                problem = f"invalid UTF-8 byte 0x{raw[e.start]:02x} at byte offset {e.start} of the line{not_utf8_advice(raw)}"
                 raise DataFormatError(name, lineno, problem) from None
             text = text.rstrip("\n").rstrip("\r")
             for k, line in enumerate(text.split("\r")):  # a lone CR (old Mac line ends) also ends a line

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataFormatError
+from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
 
 __all__ = ["read_text", "iter_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
 
@@ -36,13 +37,25 @@ def decode_utf8(data: bytes, name: str) -> str:
         data = data[3:]
     nul = data.find(b"\x00")
     if nul >= 0:
+        _refuse_utf16(data, name)
         line = data.count(b"\n", 0, nul) + 1
         raise DataFormatError(name, line, "binary data (NUL byte); expected UTF-8 text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
+        _refuse_utf16(data, name)
+        line_start = data.rfind(b"\n", 0, e.start) + 1
+        advice = not_utf8_advice(data[line_start : line_start + SNIFF_BYTES])
         line = data.count(b"\n", 0, e.start) + 1
-        raise DataFormatError(name, line, f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}") from None
+        raise DataFormatError(name, line, f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}{advice}") from None
+
+
+def _refuse_utf16(head: bytes, name: str) -> None:
+    """A file that is not UTF-8 is named as UTF-16 (Windows Notepad's "Unicode") where it reads as
+    such, before its first NUL or odd byte would call it binary or invalid."""
+    problem = utf16_problem(head)
+    if problem:
+        raise DataFormatError(name, None, problem)
 
 
 def read_text(path: str | os.PathLike) -> str:
@@ -125,24 +138,32 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
     path = Path(path)
     _check_path(path)
     decoder = codecs.getincrementaldecoder("utf-8")()
-    lineno, pending, seen_text, first = 1, "", False, True
+    lineno, pending, seen_text, first, offset = 1, "", False, True, 0
     with open(path, "rb") as f:
         while True:
             chunk = f.read(chunk_bytes)
             final = not chunk
-            if first and chunk.startswith(b"\xef\xbb\xbf"):
-                chunk = chunk[3:]
-            first = False
+            at_start, first = first, False
+            if at_start and chunk.startswith(b"\xef\xbb\xbf"):
+                chunk, offset = chunk[3:], 3
             nul = chunk.find(b"\x00")
             if nul >= 0:
+                if at_start:
+                    _refuse_utf16(chunk, str(path))
                 raise DataFormatError(str(path), lineno + (pending + chunk[:nul].decode("utf-8", "replace")).count("\n"),
                                       "binary data (NUL byte); expected UTF-8 text")  # fmt: skip
             try:
                 text = decoder.decode(chunk, final=final)
             except UnicodeDecodeError as e:
-                line = lineno + pending.count("\n") + chunk[: max(e.start, 0)].count(b"\n")
-                raise DataFormatError(str(path), line, f"invalid UTF-8 byte in line {line}") from None
+                if at_start:
+                    _refuse_utf16(chunk, str(path))
+                bad = e.start - (len(e.object) - len(chunk))  # e.object starts with the bytes held from the last chunk
+                line = lineno + pending.count("\n") + chunk[: max(bad, 0)].count(b"\n")
+                f.seek(offset + bad)  # the bad byte on, past this chunk's end: enough text to tell GB18030 from Big5
+                advice = not_utf8_advice(f.read(SNIFF_BYTES))
+                raise DataFormatError(str(path), line, f"invalid UTF-8 byte in line {line}{advice}") from None
             pending += text
+            offset += len(chunk)
             if not final and pending.endswith("\r"):  # a CR whose LF may start the next chunk
                 held, pending = "\r", pending[:-1]
             else:

@@ -1,0 +1,120 @@
+"""A file saved in another encoding than UTF-8 is named as what it is, with the conversion to run:
+GB18030/GBK (Notepad's "ANSI" and Excel's CSV on a Chinese Windows), Big5 (Taiwan, Hong Kong) and
+UTF-16 (Notepad's "Unicode"), on real People's Daily and Academia Sinica text."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from zhbert import data
+from zhbert.data.source import iter_line_pieces, read_text
+from zhbert.dictionary import read_dictionary
+from zhbert.errors import DataFormatError
+from zhbert.file_encoding import legacy_chinese_encoding, not_utf8_advice, utf16_problem
+
+GB18030_ADVICE = "the text reads as GB18030 (GBK, GB2312), not UTF-8: save it as UTF-8 (iconv -f GB18030 -t UTF-8 FILE > NEW_FILE)"
+BIG5_ADVICE = "the text reads as Big5, not UTF-8: save it as UTF-8 (iconv -f Big5 -t UTF-8 FILE > NEW_FILE)"
+
+
+def _conll(sentences):
+    lines = []
+    for text in sentences:
+        lines += [f"{c} O" for c in text if not c.isspace()] + [""]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def as_gold_lines(datasets_dir):
+    """Academia Sinica's segmented test sentences (traditional characters), as Big5 holds them."""
+    lines = (datasets_dir / "sighan2005_icwb2" / "as_testing_gold.utf8").read_text(encoding="utf-8").splitlines()
+    kept = []
+    for line in lines:
+        try:
+            line.encode("big5")
+        except UnicodeEncodeError:
+            continue  # a character Big5 lacks
+        kept.append(line)
+    return kept[:40]
+
+
+def test_a_gbk_ner_file_is_named_gb18030_with_its_line(tmp_path, pd_sentences):
+    path = tmp_path / "my_ner.conll"
+    path.write_bytes(_conll(pd_sentences[:30]).encode("gb18030"))
+    with pytest.raises(DataFormatError) as e:
+        data.read_char_tagged(str(path))
+    assert str(e.value).startswith(f"{path}:1: invalid UTF-8 byte") and str(e.value).endswith(GB18030_ADVICE)
+
+
+def test_the_advice_names_the_line_of_the_first_gbk_byte(tmp_path, pd_sentences):
+    """A UTF-8 file with one pasted GBK line: the line is named, and what it reads as."""
+    utf8 = "\n".join(pd_sentences[:5]) + "\n"
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(utf8.encode("utf-8") + (pd_sentences[5] + "\n").encode("gb18030") + utf8.encode("utf-8"))
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(path))}:6: invalid UTF-8 byte .*; {re.escape(GB18030_ADVICE)}$"):
+        read_text(path)
+    for chunk in (*range(1, 12), 1 << 20):  # the pretraining corpus reads in chunks: any cut gives the same line and advice
+        want = rf"^{re.escape(str(path))}:6: invalid UTF-8 byte in line 6; {re.escape(GB18030_ADVICE)}$"
+        with pytest.raises(DataFormatError, match=want):
+            list(iter_line_pieces(path, 1000, chunk_bytes=chunk))
+
+
+def test_a_big5_file_is_named_big5(tmp_path, as_gold_lines):
+    path = tmp_path / "words.txt"
+    path.write_bytes(("\n".join(as_gold_lines) + "\n").encode("big5"))
+    with pytest.raises(DataFormatError) as e:
+        data.read_segmented(str(path))
+    assert str(e.value).startswith(f"{path}:1: invalid UTF-8 byte") and str(e.value).endswith(BIG5_ADVICE)
+    # the same traditional text in GB18030 is named GB18030: the choice reads the characters, not the script
+    path.write_bytes(("\n".join(as_gold_lines) + "\n").encode("gb18030"))
+    with pytest.raises(DataFormatError, match=re.escape(GB18030_ADVICE)):
+        data.read_segmented(str(path))
+
+
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_a_utf16_ner_file_is_named_utf16_not_binary(tmp_path, pd_sentences, codec):
+    """Tags and line ends are ASCII, so UTF-16 holds NUL bytes: once called "binary data"."""
+    path = tmp_path / "my_ner.conll"
+    path.write_bytes(_conll(pd_sentences[:20]).encode(codec))
+    order = "big" if codec == "utf-16-be" else "little"
+    mark = "with a byte-order mark" if codec == "utf-16" else "no byte-order mark"
+    with pytest.raises(DataFormatError, match=re.escape(f"{path}: UTF-16 ({order}-endian, {mark}), not UTF-8: save the file as UTF-8")):
+        data.read_char_tagged(str(path))
+    with pytest.raises(DataFormatError, match=re.escape(f"{path}: UTF-16 ({order}-endian")):
+        data.read_corpus(str(path))
+
+
+def test_a_gbk_user_dictionary_is_named_gb18030(tmp_path):
+    path = tmp_path / "userdict.txt"
+    path.write_bytes("字节跳动 100 nt\n拼多多 50 nt\n碳中和 10 n\n".encode("gb18030"))
+    with pytest.raises(DataFormatError, match=rf"^{re.escape(str(path))}:1: not valid UTF-8 .*; {re.escape(GB18030_ADVICE)}$"):
+        read_dictionary(path)
+
+
+def test_other_bad_bytes_get_no_advice():
+    """Latin-1 accents, binary data and UTF-8 itself read as no Chinese encoding: no advice is made up."""
+    assert not_utf8_advice("café au lait\n".encode("latin-1")) == ""
+    assert not_utf8_advice(b"\x89PNG\r\n\x1a\n\xff\xd8\xff\xe0") == ""
+    assert legacy_chinese_encoding(b"\xff\xfe broken\n") is None
+    assert not_utf8_advice("人民".encode()[:5] + b"\n") == ""  # a UTF-8 character cut short reads as one GB18030 character
+    assert utf16_problem("人民日报社论\n".encode()) is None and utf16_problem(b"\x00\x01\x02binary") is None
+    assert utf16_problem(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR") is None
+
+
+def test_predict_names_a_gbk_stdin_and_a_utf16_file(tmp_path, pd_sentences):
+    text = "\n".join(pd_sentences[:3]) + "\n"
+    gbk = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws-fast", "-"],
+        input=text.encode("gb18030"),
+        capture_output=True,
+        timeout=300,
+    )
+    assert gbk.returncode == 1 and not gbk.stdout
+    first_byte = text.encode("gb18030")[0]
+    assert f"<stdin>:1: invalid UTF-8 byte 0x{first_byte:02x} at byte offset 0 of the line; {GB18030_ADVICE}" in gbk.stderr.decode()
+    src = tmp_path / "in.txt"
+    src.write_bytes(text.encode("utf-16"))
+    utf16 = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "cws-fast", str(src)], capture_output=True, timeout=300)
+    assert utf16.returncode == 1 and not utf16.stdout
+    assert f"{src}: UTF-16 (little-endian, with a byte-order mark), not UTF-8: save the file as UTF-8" in utf16.stderr.decode()

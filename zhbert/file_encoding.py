@@ -1,0 +1,114 @@
+"""Naming the encoding of a file that is not UTF-8, so that its error says what the file is and how to fix it.
+
+zhbert reads UTF-8 text, with or without a byte-order mark. Chinese text saved on Windows often is
+not: Notepad's "ANSI" and Excel's "CSV" on a Chinese system write GB18030 (GBK, a superset of
+GB2312), Taiwan and Hong Kong systems write Big5, and Notepad's "Unicode" is UTF-16. Read as UTF-8,
+GB18030 and Big5 fail on their first Chinese character with an odd byte, and UTF-16 looks like binary
+data (its ASCII characters hold NUL bytes) or, worse, passes: a big-endian Chinese word can be all
+ASCII bytes (``华为`` is ``S N N :``).
+"""
+
+from __future__ import annotations
+
+import codecs
+
+__all__ = ["SNIFF_BYTES", "utf16_problem", "legacy_chinese_encoding", "not_utf8_advice"]
+
+#: how many bytes of a file the checks read
+SNIFF_BYTES = 65536
+
+# Frequent characters of running Chinese text in both scripts. Big5 bytes read as GB18030 (and the
+# reverse, where they read at all) give CJK characters too, but rare ones.
+_COMMON = frozenset(
+    "的一是不了在人有我他这中大来上国个到说们为子和你地出道也时年得就那要下以生会自着去之过家学对可她里后小么心多天而能好都"
+    "然没日于起还发成事只作当想看文无开手十用主行方又如前所本见经头面公同三已老从动两长民工新现问"
+    "這個們來國時說為對會過學後開見經頭長發還無於與麼裡動當現問從兩點實業機關"
+)
+
+
+def _mostly_cjk(text: str) -> bool:
+    letters = [c for c in text if not c.isspace()]
+    return bool(letters) and sum("\u3400" <= c <= "\u9fff" for c in letters) >= 0.9 * len(letters)
+
+
+def _ascii_in_utf16(head: bytes, as16: str) -> bool:
+    """Text with ASCII in it (tags, digits, a CSV's commas) as UTF-16: its NUL bytes, every other
+    byte, read as printable characters and line ends, some of them Chinese."""
+    return b"\x00" in head and any("\u3400" <= c <= "\u9fff" for c in as16) and all(c.isprintable() or c in "\t\n\r" for c in as16)
+
+
+def utf16_problem(data: bytes) -> str | None:
+    """What is wrong when ``data`` (a file's first bytes) is UTF-16 text, with or without a byte-order
+    mark; None when it is not. Call it on a file that is not plain UTF-8, or on any dictionary: a
+    one-line file of ASCII bytes that reads as Chinese in UTF-16 counts only if it is not a word of
+    letters and digits."""
+    head = data[:SNIFF_BYTES]
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        order = "little" if head.startswith(b"\xff\xfe") else "big"
+        return f"UTF-16 ({order}-endian, with a byte-order mark), not UTF-8: save the file as UTF-8"
+    try:
+        as8 = head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        as8 = None if e.start < len(head) - 3 else head[: e.start].decode("utf-8")  # a character cut at 64 KiB is fine
+    if len(head) >= 2 and len(data) % 2 == 0:
+        for order, codec in (("big", "utf-16-be"), ("little", "utf-16-le")):
+            try:
+                as16 = head.decode(codec)
+            except UnicodeDecodeError:
+                continue
+            # a one-word file of ASCII bytes reads either way: UTF-8 letters and digits are taken as meant
+            one_odd_word = as8 is not None and "\n" not in as8 and not as8.strip().isalnum()
+            if _mostly_cjk(as16) and (b"\x00" in head or as8 is None or one_odd_word) or _ascii_in_utf16(head, as16):
+                return f"UTF-16 ({order}-endian, no byte-order mark), not UTF-8: save the file as UTF-8"
+    return None
+
+
+def _read_as(data: bytes, codec: str) -> str | None:
+    try:  # not final: the sample may end inside a character
+        return codecs.getincrementaldecoder(codec)().decode(data, final=False)
+    except UnicodeDecodeError:
+        return None
+
+
+def legacy_chinese_encoding(sample: bytes) -> str | None:
+    """``"GB18030"`` or ``"Big5"`` when ``sample`` (bytes from the start of a line of a file that is
+    not UTF-8) reads as Chinese text in that encoding, else None. Where both read, the one whose
+    characters are the more often frequent ones wins. One character is no evidence: a UTF-8
+    character cut short (``中`` without its last byte) reads as one GB18030 character."""
+    sample = sample[:SNIFF_BYTES]
+    best, best_share = None, -1.0
+    for codec, name in (("gb18030", "GB18030"), ("big5", "Big5")):
+        text = _read_as(sample, codec)
+        wide = [c for c in text or "" if ord(c) > 0x7F and not c.isspace()]
+        cjk = [c for c in wide if "\u3400" <= c <= "\u9fff"]
+        if len(cjk) < 2 or len(cjk) + sum("\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef" for c in wide) < 0.9 * len(wide):
+            continue  # not Chinese text in this encoding (Latin-1 accents, binary data)
+        share = sum(c in _COMMON for c in cjk) / len(cjk)
+        if share > best_share:
+            best, best_share = name, share
+    return best
+
+
+def _lines_not_utf8(sample: bytes) -> bytes:
+    """The lines of ``sample`` up to the first one with non-ASCII bytes that is UTF-8: a file with one
+    pasted GBK line is judged by that line, not by the UTF-8 around it."""
+    kept = []
+    for line in sample.splitlines(keepends=True):
+        if kept and not line.isascii():
+            try:
+                line.decode("utf-8")
+                break
+            except UnicodeDecodeError:
+                pass
+        kept.append(line)
+    return b"".join(kept)
+
+
+def not_utf8_advice(sample: bytes) -> str:
+    """The tail of an invalid-UTF-8 error: what the bytes from the start of the bad line read as and
+    how to convert them, or ``""`` when they read as neither GB18030 nor Big5 Chinese."""
+    encoding = legacy_chinese_encoding(_lines_not_utf8(sample[:SNIFF_BYTES]))
+    if encoding is None:
+        return ""
+    also = " (GBK, GB2312)" if encoding == "GB18030" else ""
+    return f"; the text reads as {encoding}{also}, not UTF-8: save it as UTF-8 (iconv -f {encoding} -t UTF-8 FILE > NEW_FILE)"
