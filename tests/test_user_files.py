@@ -74,8 +74,9 @@ def test_a_doccano_file_trains_and_reloads(doccano_jsonl, tiny_encoder, tmp_path
 def test_a_pair_tsv_trains_and_reloads(pairs_tsv, tiny_encoder, tmp_path):
     r = _train("matching", pairs_tsv, tiny_encoder, tmp_path / "run", "--validation-share", "0.25")
     assert r.returncode == 0, r.stderr[-3000:]
-    notes = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))["notes"]
-    assert any("held out from the training file, seed 42" in n for n in notes)
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert any("held out from the training file, seed 42" in n for n in record["notes"])
+    assert record["dataset"] == "matching-pairs" and record["arguments"]["dataset"] == ""  # not the recipe's default, unread
     match = zhbert.load(str(tmp_path / "run" / "model"))(("花呗怎么还款", "蚂蚁花呗如何还钱"))
     assert match.label in ("0", "1")
 
@@ -106,6 +107,40 @@ def test_bad_lines_are_named(tmp_path, pairs_tsv):
     dev.write_text("花呗怎么还款\t花呗如何还钱\tyes\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=f"{dev}:1: label 'yes' is not in the training file's labels"):
         task_data_from_files("matching", str(pairs_tsv), validation_file=str(dev))
+
+
+def test_a_tsv_header_row_is_said_and_skipped_not_trained_as_a_class(tmp_path, pairs_tsv, datasets_dir):
+    """pandas' ``to_csv(sep="\\t")`` writes a header; read as a row it became a third class, 'label'."""
+    rows = _lines(pairs_tsv, 120)
+    train = tmp_path / "pairs.tsv"
+    train.write_text("sentence1\tsentence2\tlabel\n" + "".join(rows[:100]), encoding="utf-8")
+    dev = tmp_path / "dev.tsv"
+    dev.write_text("句子1\t句子2\t标签\n" + "".join(rows[100:]), encoding="utf-8")
+    data = task_data_from_files("matching", str(train), validation_file=str(dev))
+    assert data.labels == ["0", "1"] and (len(data.train), len(data.dev)) == (100, 20)
+    assert f"{train}:1 read as a header row ('sentence1 | sentence2 | label'), not as data" in data.notes
+    assert f"{dev}:1 read as a header row ('句子1 | 句子2 | 标签'), not as data" in data.notes
+    posts = [line.rstrip("\n").split("\t", 1) for line in _lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 41)[1:]]
+    tagged = tmp_path / "posts.tsv"
+    tagged.write_text("text\temotion\n" + "".join(f"{post}\t{label}\n" for label, post in posts), encoding="utf-8")
+    data = task_data_from_files("tagging", str(tagged))
+    assert "emotion" not in data.labels and len(data.train) + len(data.dev) == 40
+    # a first row whose label is a real label of the file is data, whatever it is called
+    named = tmp_path / "named.tsv"
+    named.write_text("".join(f"{post}\t{'label' if i % 2 == 0 else 'other'}\n" for i, (_, post) in enumerate(posts)), encoding="utf-8")
+    data = task_data_from_files("tagging", str(named))
+    assert data.labels == ["label", "other"] and len(data.train) + len(data.dev) == 40
+    assert not any("read as a header" in n for n in data.notes)
+
+
+def test_a_dataset_and_a_train_file_together_are_refused(pairs_tsv):
+    from zhbert.recipes import recipe
+
+    with pytest.raises(ValueError, match="--dataset lcqmc and --train-file .* both name the training data: give one"):
+        recipe("matching").arguments(dataset="lcqmc", train_file=str(pairs_tsv))
+    assert recipe("matching").arguments(train_file=str(pairs_tsv)).dataset == ""
+    with pytest.raises(ValueError, match="your own file trains one task: zhbert train TASK --train-file FILE"):
+        zhbert.train("multitask", train_file=str(pairs_tsv))
 
 
 def test_a_csv_with_named_columns(tmp_path, datasets_dir):

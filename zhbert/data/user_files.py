@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import random
 from pathlib import Path
 
 from ..errors import DataFormatError, clip
 from ..tags import labels_for
 from .source import iter_lines, read_text
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows"]
 
@@ -226,10 +229,34 @@ def _csv(path: str, names: list[str]) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _labelled(path: str, task: str, fmt: str, text_column: str, label_column: str) -> list[tuple[int, list[str]]]:
+#: what a header row calls its label column (lower-cased). A TSV file has no header by rule, but pandas'
+#: ``to_csv(sep="\t")`` and spreadsheets write one; read as data it became a class of its own.
+HEADER_LABEL_NAMES = frozenset(
+    {"label", "labels", "tag", "class", "category", "target", "y", "is_duplicate", "similarity", "score", "sentiment", "emotion", "intent"}
+    | {"标签", "类别", "类型", "分类", "情感", "意图", "相似度"}
+)
+
+
+def _without_header(path: str, rows: list[tuple[int, list[str]]], notes: list[str] | None) -> list[tuple[int, list[str]]]:
+    """``rows`` less a first row whose label cell names a label column and is no other row's label:
+    the header, skipped and said (in ``notes`` and the log), never trained on as a class."""
+    if len(rows) > 1:
+        lineno, cells = rows[0]
+        if cells[-1].lower() in HEADER_LABEL_NAMES and all(other[-1] != cells[-1] for _, other in rows[1:]):
+            note = f"{path}:{lineno} read as a header row ({clip(' | '.join(cells))}), not as data"
+            logger.warning(note)
+            if notes is not None:
+                notes.append(note)
+            return rows[1:]
+    return rows
+
+
+def _labelled(
+    path: str, task: str, fmt: str, text_column: str, label_column: str, notes: list[str] | None = None
+) -> list[tuple[int, list[str]]]:
     columns = 2 if task == "tagging" else 3
     rows = (
-        _tsv(path, columns)
+        _without_header(path, _tsv(path, columns), notes)
         if fmt == "tsv"
         else _csv(path, [text_column, label_column] if columns == 2 else ["text_a", "text_b", label_column])
     )
@@ -255,12 +282,20 @@ def _indexed(rows, labels: list[str], path: str, task: str, whose: str = "the tr
 
 
 def labelled_rows(
-    task: str, path: str, labels: list[str], whose: str, file_format: str = "auto", text_column: str = "text", label_column: str = "label"
+    task: str,
+    path: str,
+    labels: list[str],
+    whose: str,
+    file_format: str = "auto",
+    text_column: str = "text",
+    label_column: str = "label",
+    notes: list[str] | None = None,
 ) -> list[dict]:
     """The rows of a ``tagging`` or ``matching`` file (formats above), each label an index of
-    ``labels``: a label not among them is an error at its line, naming ``whose`` labels they are."""
+    ``labels``: a label not among them is an error at its line, naming ``whose`` labels they are.
+    What was read otherwise than as a row (a TSV header) is said in ``notes``."""
     fmt = _format(task, path, file_format)
-    return _indexed(_labelled(path, task, fmt, text_column, label_column), labels, path, task, whose)
+    return _indexed(_labelled(path, task, fmt, text_column, label_column, notes), labels, path, task, whose)
 
 
 # --- the splits ------------------------------------------------------------------------------------
@@ -331,14 +366,14 @@ def task_data_from_files(
                 raise DataFormatError(path, None, f"tags {unknown} are not in the training file's ({len(types)} tags)")
             return rows
     else:
-        raw = _labelled(train_file, task, fmt, text_column, label_column)
+        raw = _labelled(train_file, task, fmt, text_column, label_column, notes)
         labels = sorted({cells[-1] for _, cells in raw})
         if len(labels) < 2:
             raise DataFormatError(train_file, None, f"one label only ({labels[0]!r}): a classifier needs at least two")
         train = _indexed(raw, labels, train_file, task)
 
         def read(path):
-            return labelled_rows(task, path, labels, "the training file's labels", file_format, text_column, label_column)
+            return labelled_rows(task, path, labels, "the training file's labels", file_format, text_column, label_column, notes)
 
     if validation_file:
         dev = read(validation_file)

@@ -327,7 +327,12 @@ def parse_args(argv: list[str] | None = None, prog: str | None = None, descripti
 
 
 def finalize_args(args: RecipeArguments, default_dataset: str) -> RecipeArguments:
-    """The preset's values for every unset option, and the recipe's default dataset."""
+    """The preset's values for every unset option, and the recipe's default dataset unless the
+    training data is the user's own file (then ``dataset`` stays empty: the record names no dataset
+    that was not read)."""
     args = apply_preset(args)
-    args.dataset = args.dataset or default_dataset
+    if args.train_file and args.dataset:
+        raise ValueError(f"--dataset {args.dataset} and --train-file {args.train_file} both name the training data: give one")
+    if not args.train_file:
+        args.dataset = args.dataset or default_dataset
     return args

@@ -70,6 +70,11 @@ def run(args: RecipeArguments) -> dict:
     from . import RECIPES
 
     # 1. arguments: one recipe=dataset per task, the rest shared
+    if args.train_file:  # one file holds one task's labels: read for every task it was each task's data
+        raise ValueError(
+            "a multi-task model trains on the datasets --dataset names (ner=msra,cws=pku); your own file trains one task: "
+            "zhbert train TASK --train-file FILE"
+        )
     tasks = plan(args.dataset)
 
     # 2. data: each task's splits, exactly as its own recipe reads them
