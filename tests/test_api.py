@@ -80,6 +80,13 @@ def test_classifier_and_matcher(models):
     assert len(matching([("a", "b"), ("", "😀")])) == 2
     with pytest.raises(TypeError, match="expected a string"):
         tagging([1, 2])
+    # the other kind of input is named as such, not by the tokenizer ("texts[0]: expected str, got tuple")
+    ner = zhbert.load(str(models["ner"]))
+    for model, given in ((tagging, ("今天心情很好", "明天也好")), (ner, ["江泽民在北京", ("北京", "上海")])):
+        with pytest.raises(TypeError, match=r"input \d: this model takes texts, not a \(text_a, text_b\) pair"):
+            model(given)
+    with pytest.raises(TypeError, match=r"input 1: a matching model takes \(text_a, text_b\) pairs, not a text"):
+        matching([("花呗怎么还款", "花呗如何还钱"), "花呗怎么还款"])
     json.dumps(r.to_dict(), ensure_ascii=False)
 
 

@@ -132,7 +132,10 @@ def _check_batch_size(value) -> None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _one_or_many(inputs, fn):
+def _one_or_many(inputs, fn, pairs: bool | None = None):
+    """``fn`` over a text, a pair or a list of them; ``pairs``: what the model reads (True: pairs
+    only, False: texts only, None: either), so that the other kind is refused in words, not by
+    the tokenizer three calls down."""
     if inputs is None or isinstance(inputs, (bytes, bytearray)) or not hasattr(inputs, "__iter__"):
         hint = " (decode bytes to str first)" if isinstance(inputs, (bytes, bytearray)) else ""
         raise TypeError(f"inputs must be a string, a (text_a, text_b) pair, or a list of them; got {type(inputs).__name__}{hint}")
@@ -142,6 +145,11 @@ def _one_or_many(inputs, fn):
         ok = isinstance(x, str) or (isinstance(x, tuple) and len(x) == 2 and all(isinstance(y, str) for y in x))
         if not ok:
             raise TypeError(f"input {i}: expected a string (or a pair of strings), got {type(x).__name__}")
+        if pairs is not None and isinstance(x, tuple) != pairs:
+            wanted = "a matching model takes (text_a, text_b) pairs, not a text" if pairs else (
+                "this model takes texts, not a (text_a, text_b) pair (a matching model's input); pass several texts as a list"
+            )  # fmt: skip
+            raise TypeError(f"input {i}: {wanted}")
         for side, text in enumerate((x,) if isinstance(x, str) else x):
             if len(text) > MAX_TEXT_CHARS:  # held whole with its tokens and spans: memory grows with it
                 where = f"input {i}" + (f", text {'ab'[side]}" if isinstance(x, tuple) else "")
@@ -163,6 +171,8 @@ def _one_or_many(inputs, fn):
 
 
 class _HeadPredictor:
+    reads_pairs = False  # a text per input; a Matcher reads (text_a, text_b) pairs
+
     def __init__(self, model: ZhBertForTask, tokenizer, path: Path):
         self.model, self.tokenizer, self.path = model, tokenizer, path
         self.head = model.head
@@ -288,7 +298,7 @@ class _HeadPredictor:
         per batch (``None``: a segmentation or NER model fills its token budget,
         ``zhbert.heads.inference.batch_token_budget``; a classifier or matcher takes 32)."""
         _check_batch_size(batch_size)
-        return _one_or_many(inputs, lambda items: self._predict(items, batch_size))
+        return _one_or_many(inputs, lambda items: self._predict(items, batch_size), pairs=self.reads_pairs)
 
     predict = __call__
 
@@ -316,7 +326,7 @@ class Segmenter(_HeadPredictor):
         _check_batch_size(batch_size)
         if person_names not in PERSON_NAMES:
             raise ValueError(f"person_names must be one of {', '.join(PERSON_NAMES)}, got {person_names!r}")
-        return _one_or_many(inputs, lambda items: self._predict(items, batch_size, person_names))
+        return _one_or_many(inputs, lambda items: self._predict(items, batch_size, person_names), pairs=False)
 
     predict = __call__
 
@@ -422,9 +432,9 @@ class Classifier(_HeadPredictor):
 class Matcher(_HeadPredictor):
     """Sentence pairs: the predicted relation and its probability (or a similarity score)."""
 
+    reads_pairs = True
+
     def _predict(self, pairs, batch_size):
-        if not all(isinstance(p, tuple) for p in pairs):
-            raise TypeError("a matching model takes (text_a, text_b) pairs")
         scores = predict_scores(self.model, self.tokenizer, pairs, batch_size)
         if self.head.regression:
             return [Match(self.head.labels[0], float(s)) for s in scores]
