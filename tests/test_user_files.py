@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 
@@ -131,6 +132,25 @@ def test_a_tsv_header_row_is_said_and_skipped_not_trained_as_a_class(tmp_path, p
     data = task_data_from_files("tagging", str(named))
     assert data.labels == ["label", "other"] and len(data.train) + len(data.dev) == 40
     assert not any("read as a header" in n for n in data.notes)
+
+
+def test_words_joined_otherwise_than_by_spaces_are_refused_not_read_as_one_word(tmp_path, datasets_dir):
+    """PKU's gold sentences as other tools write segmentation: each line once became one long "word"."""
+    gold = [line.split() for line in _lines(datasets_dir / "sighan2005_icwb2" / "pku_test_gold.utf8", 30) if line.strip()]
+    joined = (("/", "looks like words separated by '/'"), ("|", "looks like words separated by '|'"), (" / ", "every other word is '/'"))
+    for joiner, problem in joined:
+        path = tmp_path / "seg.txt"
+        path.write_text("".join(joiner.join(words) + "\n" for words in gold), encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{path}:1: .*{re.escape(problem)}"):
+            task_data_from_files("cws", str(path))
+    words = tmp_path / "words.txt"  # a word list is not segmented text
+    words.write_text("".join(w + "\n" for sentence in gold for w in sentence), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{words}: no line holds two words"):
+        task_data_from_files("cws", str(words))
+    spaced = tmp_path / "spaced.txt"  # the same sentences as the format wants them, one 和/或 kept as a word
+    spaced.write_text("".join(" ".join(words) + "\n" for words in gold) + "他 说 和/或 都 可以\n", encoding="utf-8")
+    data = task_data_from_files("cws", str(spaced))
+    assert len(data.train) + len(data.dev) == len(gold) + 1
 
 
 def test_a_dataset_and_a_train_file_together_are_refused(pairs_tsv):

@@ -12,7 +12,7 @@ import re
 
 from datasets import ClassLabel, Dataset, Features, List, Value
 
-from ..errors import DataFormatError
+from ..errors import DataFormatError, clip
 from ..tags import labels_for
 from .build import build_dataset
 from .source import iter_lines
@@ -42,6 +42,9 @@ def words_to_bmes(words: list[str]) -> list[str]:
 
 
 _POS_TAGGED = re.compile(r"\S+/[A-Za-z]{1,5}")
+# a word with two or more of / | between Chinese characters: words joined by another separator than a
+# space (迈向/充满/希望), which a whitespace split reads as one long word; one such mark (和/或) is a word's own
+_OTHER_SEPARATOR = re.compile(r"[\u3400-\u9fff]([/|／｜])[\u3400-\u9fff]+\1[\u3400-\u9fff]")
 
 
 def _not_segmented(line: str, words: list[str]) -> str | None:
@@ -52,6 +55,13 @@ def _not_segmented(line: str, words: list[str]) -> str | None:
     tagged = sum(bool(_POS_TAGGED.fullmatch(w)) for w in words)
     if tagged >= 2 and tagged * 2 >= len(words):
         return f"{tagged} of {len(words)} words look like word/POS pairs ({words[0]!r}): strip the tags first (read_peoples_daily)"
+    joined = next((m for m in map(_OTHER_SEPARATOR.search, words) if m), None)
+    if joined:
+        mark = joined.group(1)
+        return f"{clip(joined.string)} looks like words separated by {mark!r}: separate words by spaces instead"
+    # 迈向 / 充满 / 希望: the marks would be words of the sentence
+    if len(words) >= 5 and len(set(words[1::2])) == 1 and words[1] in ("/", "|", "／", "｜"):
+        return f"every other word is {words[1]!r} ({clip(line)}): separate words by spaces alone"
     return None
 
 

@@ -160,6 +160,10 @@ def _cws_rows(path: str) -> list[dict]:
     from .tasks import cws_rows
 
     ds = read_segmented(path)
+    if len(ds) and max(map(len, ds["words"])) < 2:  # read as whole-line words, it teaches that no line has a boundary
+        raise DataFormatError(
+            path, None, "no line holds two words: a line is a sentence, its words separated by spaces (a word list is --lexicon-words)"
+        )
     return cws_rows(ds["text"], ds["words"])
 
 
