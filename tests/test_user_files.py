@@ -134,6 +134,20 @@ def test_a_tsv_header_row_is_said_and_skipped_not_trained_as_a_class(tmp_path, p
     assert not any("read as a header" in n for n in data.notes)
 
 
+def test_a_label_column_of_texts_is_refused_with_the_columns_named(tmp_path, datasets_dir, pairs_tsv):
+    """SMP2020-EWECT ships label<TAB>text: read as text<TAB>label, each of its posts became a class."""
+    posts = tmp_path / "posts.tsv"
+    posts.write_text("".join(_lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 101)[1:]), encoding="utf-8")
+    want = "100 labels in 100 rows: the label column holds texts, not labels; the first column holds 6 values"
+    with pytest.raises(DataFormatError, match=rf"{posts}: {want} .*the columns look swapped, the text comes first \(text<TAB>label\)"):
+        task_data_from_files("tagging", str(posts))
+    pairs = tmp_path / "label_first.tsv"
+    rows = [line.rstrip("\n").split("\t") for line in _lines(pairs_tsv, 60)]
+    pairs.write_text("".join(f"{label}\t{a}\t{b}\n" for a, b, label in rows), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"the columns look swapped, the label comes last \(text_a<TAB>text_b<TAB>label\)"):
+        task_data_from_files("matching", str(pairs))
+
+
 def test_words_joined_otherwise_than_by_spaces_are_refused_not_read_as_one_word(tmp_path, datasets_dir):
     """PKU's gold sentences as other tools write segmentation: each line once became one long "word"."""
     gold = [line.split() for line in _lines(datasets_dir / "sighan2005_icwb2" / "pku_test_gold.utf8", 30) if line.strip()]

@@ -272,6 +272,21 @@ def _labelled(
     return rows
 
 
+def _check_labels_are_labels(path: str, rows: list[tuple[int, list[str]]], labels: list[str], fmt: str) -> None:
+    """Refuse a label column that holds texts: with the columns the other way round (``label<TAB>text``,
+    as SMP2020-EWECT ships), every text became a class of one row."""
+    if len(rows) < 10 or len(labels) <= len(rows) // 2:
+        return
+    first = {cells[0] for _, cells in rows}
+    swapped = (
+        f"; the first column holds {len(first)} values ({clip(', '.join(sorted(first)[:5]))}): the columns look swapped, "
+        + ("the text comes first (text<TAB>label)" if len(rows[0][1]) == 2 else "the label comes last (text_a<TAB>text_b<TAB>label)")
+        if fmt == "tsv" and len(first) <= len(rows) // 10
+        else ""
+    )
+    raise DataFormatError(path, None, f"{len(labels):,} labels in {len(rows):,} rows: the label column holds texts, not labels{swapped}")
+
+
 def _indexed(rows, labels: list[str], path: str, task: str, whose: str = "the training file's labels") -> list[dict]:
     index = {label: i for i, label in enumerate(labels)}
     out = []
@@ -374,6 +389,7 @@ def task_data_from_files(
         labels = sorted({cells[-1] for _, cells in raw})
         if len(labels) < 2:
             raise DataFormatError(train_file, None, f"one label only ({labels[0]!r}): a classifier needs at least two")
+        _check_labels_are_labels(train_file, raw, labels, fmt)
         train = _indexed(raw, labels, train_file, task)
 
         def read(path):
