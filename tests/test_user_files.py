@@ -95,6 +95,21 @@ def test_label_studio_and_cluener_records_read(tmp_path):
     assert read_entity_json(str(cluener))[0]["spans"] == [("name", 0, 3)]
 
 
+def test_nested_mentions_left_out_are_counted_and_said(tmp_path, doccano_jsonl):
+    """Flat tags keep the outer, earlier of nested mentions; the ones left out were once dropped unsaid."""
+    records = [json.loads(line) for line in doccano_jsonl.read_text(encoding="utf-8").splitlines()]
+    nested = [dict(r) for r in records]
+    nested[3] = {"text": "北京大学在北京", "label": [[0, 4, "organization"], [0, 2, "address"], [5, 7, "address"], [5, 7, "address"]]}
+    path = tmp_path / "nested.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in nested), encoding="utf-8")
+    data = task_data_from_files("ner", str(path))
+    note = f"{path}: 1 nested or overlapping mention left out (tags are flat: the outer, earlier one is tagged); "
+    assert note + "the first at line 4: address '北京' within or across organization '北京大学'" in data.notes
+    row = next(r for r in data.train + data.dev if r["text"] == "北京大学在北京")
+    assert row["tags"] == ["B-organization", "I-organization", "I-organization", "I-organization", "O", "B-address", "I-address"]
+    assert not any("left out" in n for n in task_data_from_files("ner", str(doccano_jsonl)).notes)  # CLUENER's own spans are flat
+
+
 def test_bad_lines_are_named(tmp_path, pairs_tsv):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "北京", "label": [[0, 2, "LOC"]]}\n{"text": "上海", "label": [[0, 5, "LOC"]]}\n', encoding="utf-8")

@@ -61,15 +61,15 @@ def _format(task: str, path: str, fmt: str) -> str:
 
 # --- NER ----------------------------------------------------------------------------------------
 def read_entity_json(path: str) -> list[dict]:
-    """Records of a JSON-lines (or JSON array) entity file as ``{"text", "spans": [(type, start, end)]}``
-    with end-exclusive offsets, each span checked against its text."""
+    """Records of a JSON-lines (or JSON array) entity file as ``{"text", "spans": [(type, start, end)],
+    "line"}`` with end-exclusive offsets, each span checked against its text."""
     from .jsonio import iter_json_records
 
     out = []
     for line, record in iter_json_records(read_text(path), path):
         items = record if isinstance(record, list) else [record]
         for rec in items:  # a Label Studio export is one array of tasks
-            out.append(_entity_record(rec, path, line))
+            out.append({**_entity_record(rec, path, line), "line": line})
     if not out:
         raise DataFormatError(path, None, "no records")
     return out
@@ -124,23 +124,37 @@ def _entity_record(rec, path: str, line: int) -> dict:
     return {"text": text, "spans": checked}
 
 
-def _spans_to_rows(records: list[dict], path: str) -> list[dict]:
+def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = None) -> list[dict]:
+    """Character tags from each record's spans. Tags are flat, so of nested or overlapping mentions
+    the outer, earlier one is tagged; the others left out are counted and said (``notes``, the log)."""
     from ..tags import spans_to_tags
 
-    rows = []
+    rows, left_out, first = [], 0, None
     for rec in records:
         flat, last_end = [], 0
         for typ, s, e in sorted(rec["spans"], key=lambda x: (x[1], -(x[2] - x[1]))):
-            if s >= last_end:  # nested or overlapping mentions: the outer, earlier one is tagged
+            if s >= last_end:
                 flat.append((typ, s, e))
                 last_end = e
+            elif (typ, s, e) not in flat:  # the same mention listed twice loses nothing
+                left_out += 1
+                if first is None:
+                    outer = flat[-1]
+                    text = rec["text"]
+                    first = f"line {rec['line']}: {typ} {text[s:e]!r} within or across {outer[0]} {text[outer[1] : outer[2]]!r}"
         rows.append({"text": rec["text"], "tags": spans_to_tags(len(rec["text"]), flat, "BIO")})
+    if left_out:
+        mentions = f"{left_out:,} nested or overlapping mention{'s' if left_out > 1 else ''}"
+        note = f"{path}: {mentions} left out (tags are flat: the outer, earlier one is tagged); the first at {first}"
+        logger.warning(note)
+        if notes is not None:
+            notes.append(note)
     return rows
 
 
-def _ner_rows(path: str, fmt: str) -> tuple[list[dict], str]:
+def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list[dict], str]:
     if fmt == "jsonl":
-        return _spans_to_rows(read_entity_json(path), path), "BIO"
+        return _spans_to_rows(read_entity_json(path), path, notes), "BIO"
     from . import read_char_tagged
     from .tasks import char_tag_rows
 
@@ -350,14 +364,14 @@ def task_data_from_files(
     notes = [f"train: {train_file} ({fmt})"]
     scheme = None
     if task == "ner":
-        train, scheme = _ner_rows(train_file, fmt)
+        train, scheme = _ner_rows(train_file, fmt, notes)
         types = sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
         if not types:
             raise DataFormatError(train_file, None, "no entity in the training file: nothing to learn")
         labels = labels_for(types, scheme)
 
         def read(path):
-            rows, their_scheme = _ner_rows(path, _format(task, path, file_format))
+            rows, their_scheme = _ner_rows(path, _format(task, path, file_format), notes)
             unknown = sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"} - set(types))
             if unknown:
                 raise DataFormatError(path, None, f"entity types {unknown} are not in the training file's ({', '.join(types)})")
