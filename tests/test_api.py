@@ -1,6 +1,7 @@
 """zhbert.load(...) predictors on real sentences: offsets into the original text."""
 
 import json
+import re
 
 import pytest
 
@@ -105,13 +106,21 @@ def test_fill_mask_and_features(models):
     assert [(t["start"], t["end"]) for t in per_token] == [(0, 1), (1, 2), (3, 4), (4, 5)]
 
 
-def test_load_errors(tmp_path):
+def test_load_errors(tmp_path, models):
+    from pathlib import Path
+
     from zhbert.errors import ModelLoadError
 
     with pytest.raises(ModelLoadError, match="bundled models: base, electra, cws"):
         zhbert.load("no-such-model")
-    with pytest.raises(ModelLoadError, match="config.json is missing"):
+    with pytest.raises(ModelLoadError, match=r"config.json is missing\)$"):
         zhbert.load(str(tmp_path))
+    # a folder of model folders (a training run's output holds its model in model/): the error points inside
+    root = Path(models["ner"]).parent
+    inside = ", ".join(str(root / name) for name in ("cws", "matching", "multi"))
+    want = f"{root}: not a model folder (config.json is missing): the model folders inside it are {inside}"
+    with pytest.raises(ModelLoadError, match=re.escape(want)):
+        zhbert.load(str(root))
 
 
 def _half_copy(model, src, dst):

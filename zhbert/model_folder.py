@@ -20,12 +20,13 @@ It reads only JSON and the safetensors header, never the weights, and raises one
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
 from .errors import ModelLoadError
 
-__all__ = ["check_model_folder", "CONFIG_LIMITS"]
+__all__ = ["check_model_folder", "no_config_problem", "CONFIG_LIMITS"]
 
 #: the largest value each config size may take (BERT-large is 30,522 / 1,024 / 24 / 16 / 4,096 / 512)
 CONFIG_LIMITS = {
@@ -88,6 +89,17 @@ def _types(node, component: str, where: str) -> None:
 
 
 MAX_CONFIG_BYTES = 10 * 2**20
+
+
+def no_config_problem(path: str | Path) -> str:
+    """The error for a folder without ``config.json``, pointing at the model folders inside it: a
+    training run's output folder (``runs/my-ner``) holds its model in ``model/`` (a pretraining
+    run's in ``final/``), and users pass the run's folder."""
+    path = Path(path)
+    entries = itertools.islice(path.iterdir(), 10_000) if path.is_dir() else []  # a home folder passed by mistake stays quick
+    inside = sorted(p for p in entries if (p / "config.json").is_file())
+    where = f": the model folder{'s' if len(inside) > 1 else ''} inside it {'are' if len(inside) > 1 else 'is'} " if inside else ""
+    return f"{path}: not a model folder (config.json is missing){where}{', '.join(map(str, inside[:3]))}"
 
 
 def read_config(path: Path) -> dict:

@@ -94,14 +94,14 @@ def resolve_model_path(name_or_path: str, local_files_only: bool = False) -> Pat
     """A bundled short name, a local folder holding ``config.json`` (or ``zhbert_pos.json``: a POS
     head over a segmenter, whose segmenter folder is checked when it is loaded), or a Hugging Face
     model id (``org/name``) found in the local Hugging Face cache (:func:`hub_model_path`)."""
-    from .model_folder import check_model_folder  # torch-free, but only needed for folders
+    from .model_folder import check_model_folder, no_config_problem  # torch-free, but only needed for folders
 
     path = Path(name_or_path)
     if path.is_dir():
         if (path / POS_MARKER).is_file() and not (path / "config.json").is_file():
             return path
         if not (path / "config.json").is_file():
-            raise ModelLoadError(f"{path}: not a model folder (config.json is missing)")
+            raise ModelLoadError(no_config_problem(path))
         check_model_folder(path)  # sizes, weights' shapes and the tokenizer, before anything is used
         return path
     if path.exists():

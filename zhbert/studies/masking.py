@@ -158,7 +158,9 @@ def run_masking(
 
         init = str(bundled_path(init)) if init in BUNDLED and not Path(init).exists() else str(init)
         if not (Path(init) / "config.json").is_file():  # fail before any run, not after the first
-            raise FileNotFoundError(f"{init}: not a model folder (config.json is missing)")
+            from ..model_folder import no_config_problem
+
+            raise FileNotFoundError(no_config_problem(init))
         rows.append(score(MaskingRow("init", False, 0, 0, 0.0, None), init, out / "pretrain" / "init", "init"))
 
     def config(masking: str, nsp: bool, folder: Path):

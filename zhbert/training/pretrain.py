@@ -221,7 +221,9 @@ def _encoder_type(path: Path) -> str:
     from ..encoders import read_encoder_config
 
     if not (path / "config.json").is_file():
-        raise FileNotFoundError(f"{path}: not a model folder (config.json is missing)")
+        from ..model_folder import no_config_problem
+
+        raise FileNotFoundError(no_config_problem(path))
     return read_encoder_config(path).model_type
 
 
