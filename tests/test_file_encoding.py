@@ -60,6 +60,16 @@ def test_the_advice_names_the_line_of_the_first_gbk_byte(tmp_path, pd_sentences)
             list(iter_line_pieces(path, 1000, chunk_bytes=chunk))
 
 
+def test_a_file_cut_inside_a_character_says_so(tmp_path, pd_sentences):
+    """``head -c`` or a copy cut short ends inside a three-byte character: not another encoding."""
+    path = tmp_path / "corpus.txt"
+    path.write_bytes(("\n".join(pd_sentences[:10]) + "\n").encode("utf-8")[:-5])
+    want = rf"^{re.escape(str(path))}:10: invalid UTF-8 .*; the file ends inside a character: it was cut short$"
+    for read in (read_text, lambda p: list(iter_line_pieces(p, 1000)), lambda p: list(iter_line_pieces(p, 1000, chunk_bytes=7))):
+        with pytest.raises(DataFormatError, match=want):
+            read(path)
+
+
 def test_a_big5_file_is_named_big5(tmp_path, as_gold_lines):
     path = tmp_path / "words.txt"
     path.write_bytes(("\n".join(as_gold_lines) + "\n").encode("big5"))

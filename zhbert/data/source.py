@@ -45,9 +45,13 @@ def decode_utf8(data: bytes, name: str) -> str:
     except UnicodeDecodeError as e:
         _refuse_utf16(data, name)
         line_start = data.rfind(b"\n", 0, e.start) + 1
-        advice = not_utf8_advice(data[line_start : line_start + SNIFF_BYTES])
+        advice = CUT_SHORT if e.reason == "unexpected end of data" else not_utf8_advice(data[line_start : line_start + SNIFF_BYTES])
         line = data.count(b"\n", 0, e.start) + 1
         raise DataFormatError(name, line, f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}{advice}") from None
+
+
+#: the end of an invalid-UTF-8 error where the file stops inside a character (``head -c``, a copy cut short)
+CUT_SHORT = "; the file ends inside a character: it was cut short"
 
 
 def _refuse_utf16(head: bytes, name: str) -> None:
@@ -160,7 +164,7 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
                 bad = e.start - (len(e.object) - len(chunk))  # e.object starts with the bytes held from the last chunk
                 line = lineno + pending.count("\n") + chunk[: max(bad, 0)].count(b"\n")
                 f.seek(offset + bad)  # the bad byte on, past this chunk's end: enough text to tell GB18030 from Big5
-                advice = not_utf8_advice(f.read(SNIFF_BYTES))
+                advice = CUT_SHORT if e.reason == "unexpected end of data" else not_utf8_advice(f.read(SNIFF_BYTES))
                 raise DataFormatError(str(path), line, f"invalid UTF-8 byte in line {line}{advice}") from None
             pending += text
             offset += len(chunk)
