@@ -6,13 +6,14 @@ end in one clean line naming the file (or input), the position and the problem?
     PYTHONPATH=/path/to/old/checkout python bench/bad_inputs.py    # the same probe on older code
 
 Each reader gets a small valid file (checked to read) and then mutated copies that must be
-rejected: a column removed or added, an invalid UTF-8 byte, a NUL, an empty file, an empty
-text, ids that are not whole numbers or overflow int32, unknown labels and tags, positions of
-the wrong type, deep JSON nesting, two characters on a character line, a stray tag of another
-scheme, an unknown part of speech. Each outcome is one of:
+rejected: a column removed or added, an invalid UTF-8 byte, a NUL, the file saved as GB18030 or
+UTF-16, an empty file, an empty text, ids that are not whole numbers or overflow int32, unknown
+labels and tags, positions of the wrong type, deep JSON nesting, two characters on a character
+line, a stray tag of another scheme, an unknown part of speech. Each outcome is one of:
 
-* clean: ``DataFormatError`` whose message starts with ``file:line:`` at the expected line;
-* wrong line: a ``DataFormatError`` that names another line;
+* clean: ``DataFormatError`` whose message starts with ``file:line:`` at the expected line (or
+  ``file:`` for a problem of the whole file), naming the encoding for the two encoding cases;
+* wrong line: a ``DataFormatError`` that names another line, or the right line without the encoding;
 * silent: the file was accepted;
 * crash: any other exception (a traceback, or ``An error occurred while generating the dataset``).
 """
@@ -62,7 +63,8 @@ def readers():
 
 
 def mutations(name: str, good: str):
-    """(description, content or bytes, expected bad line) for one reader's valid file."""
+    """(description, content or bytes, expected bad line[, words the message must hold]) for one
+    reader's valid file; a line of None is a problem of the whole file."""
     lines = good.splitlines()
     first = 2 if lines[0].startswith(("label\t", "id\t")) else 1  # the first data line
     row = lines[first - 1]
@@ -75,6 +77,9 @@ def mutations(name: str, good: str):
 
     yield "invalid UTF-8 byte", good.encode()[: len(lines[0].encode()) + 1] + b"\xff\xfe" + good.encode()[len(lines[0].encode()) + 1 :], 2
     yield "NUL byte", with_line(row + "\x00").encode(), first
+    first_chinese = next(i for i, line in enumerate(lines, 1) if not line.isascii())
+    yield "saved as GB18030 (GBK)", good.encode("gb18030"), first_chinese, "reads as GB18030"
+    yield "saved as UTF-16 (Notepad's Unicode)", good.encode("utf-16"), None, "UTF-16"
     yield "empty file", b"", 1
     if not row.startswith("{") and name not in ("segmented", "peoples_daily"):  # there a line has any number of words
         yield "a column removed", with_line(row.split(sep)[0]), first
@@ -116,14 +121,16 @@ def mutations(name: str, good: str):
         yield "deep nesting", "[" * 100_000, 1
 
 
-def classify(reader, path: Path, line: int) -> str:
+def classify(reader, path: Path, line: int | None, says: str | None = None) -> str:
+    """``line`` None: a problem of the whole file (``file: problem``); ``says``: words the message
+    must hold (the encoding a file was saved in) to count as clean."""
     from zhbert.errors import DataFormatError
 
     try:
         reader(str(path))
     except DataFormatError as e:
         msg = str(e)
-        if msg.startswith(f"{path}:{line}:"):
+        if msg.startswith(f"{path}:{line}:" if line is not None else f"{path}: ") and (says is None or says in msg):
             return "clean"
         return "wrong line" if msg.startswith(f"{path}:") else "crash"
     except Exception:  # noqa: BLE001 - every other exception is what this probe counts
@@ -143,11 +150,11 @@ def reader_table(verbose: bool) -> None:
             ok.write_text(good, encoding="utf-8")
             reader(str(ok))  # the valid file reads
             counts = collections.Counter()
-            for j, (what, content, line) in enumerate(mutations(name, good)):
+            for j, (what, content, line, *says) in enumerate(mutations(name, good)):
                 path = base / f"m{j}" / fname
                 path.parent.mkdir(parents=True)
                 path.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
-                outcome = classify(reader, path, line)
+                outcome = classify(reader, path, line, *says)
                 counts[outcome] += 1
                 if verbose and outcome != "clean":
                     print(f"  {name}: {what}: {outcome}")
