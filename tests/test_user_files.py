@@ -161,6 +161,11 @@ def test_a_label_column_of_texts_is_refused_with_the_columns_named(tmp_path, dat
     pairs.write_text("".join(f"{label}\t{a}\t{b}\n" for a, b, label in rows), encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"the columns look swapped, the label comes last \(text_a<TAB>text_b<TAB>label\)"):
         task_data_from_files("matching", str(pairs))
+    # a small file of many intents, some repeated, is labels all the same
+    intents = tmp_path / "intents.tsv"
+    texts = [line.rstrip("\n").split("\t", 1)[1] for line in _lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 21)[1:]]
+    intents.write_text("".join(f"{t}\t意图{i % 15}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    assert len(task_data_from_files("tagging", str(intents)).labels) == 15
 
 
 def test_words_joined_otherwise_than_by_spaces_are_refused_not_read_as_one_word(tmp_path, datasets_dir):
