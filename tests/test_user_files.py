@@ -209,6 +209,9 @@ def test_a_csv_with_named_columns(tmp_path, datasets_dir):
     assert data.labels == sorted({label for label, _ in rows})
     with pytest.raises(DataFormatError, match=f"{path}:1: no column 'text'"):
         task_data_from_files("tagging", str(path))
+    typed = tmp_path / "typed.csv"  # a header typed by hand, a space after each comma
+    typed.write_text("emotion, post\n" + path.read_text(encoding="utf-8").split("\n", 1)[1], encoding="utf-8")
+    assert task_data_from_files("tagging", str(typed), text_column="post", label_column="emotion").labels == data.labels
 
 
 def test_a_dataset_name_that_is_a_file_points_to_train_file(tmp_path):

@@ -227,7 +227,7 @@ def _csv(path: str, names: list[str]) -> list[tuple[int, list[str]]]:
     text = read_text(path)
     reader = csv.reader(io.StringIO(text))
     try:
-        header = next(reader)
+        header = [name.strip() for name in next(reader)]  # "text, label" as typed by hand: the space is no part of a name
     except StopIteration:
         raise DataFormatError(path, 1, "no header row") from None
     missing = [n for n in names if n not in header]
