@@ -95,6 +95,23 @@ def test_label_studio_and_cluener_records_read(tmp_path):
     assert read_entity_json(str(cluener))[0]["spans"] == [("name", 0, 3)]
 
 
+def test_a_tag_in_another_form_is_named_with_the_form_to_write(tmp_path, datasets_dir):
+    """People's Daily NER tags rewritten as other tools write them: B_LOC, LOC-B, b-loc."""
+    lines = _lines(datasets_dir / "peoples_daily_ner" / "example.dev", 400)
+    tagged = next(i for i, line in enumerate(lines) if line.split()[1:] and line.split()[1] != "O")
+    tag = lines[tagged].split()[1]
+    prefix, typ = tag.split("-")
+    for written, hint in (
+        (f"{prefix}_{typ}", f"write tags as PREFIX-TYPE ({tag})"),
+        (f"{typ}-{prefix}", f"write tags as PREFIX-TYPE, the prefix first ({tag})"),
+        (tag.lower(), f"prefixes are capitals ({prefix}-{typ.lower()})"),
+    ):
+        path = tmp_path / "ner.conll"
+        path.write_text("".join(lines[:tagged]) + lines[tagged].replace(tag, written) + "".join(lines[tagged + 1 :]), encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{path}:{tagged + 1}: unknown tag {written!r} .*: {re.escape(hint)}$"):
+            task_data_from_files("ner", str(path))
+
+
 def test_nested_mentions_left_out_are_counted_and_said(tmp_path, doccano_jsonl):
     """Flat tags keep the outer, earlier of nested mentions; the ones left out were once dropped unsaid."""
     records = [json.loads(line) for line in doccano_jsonl.read_text(encoding="utf-8").splitlines()]

@@ -128,6 +128,21 @@ def _merge_split_spans(sentences, scheme: str, merged: list[int]):
         yield pending
 
 
+_PREFIX_OTHER_MARK = regex.compile(r"([BIMESbimes])[_:.](\S+)")  # B_PER, B:PER
+_PREFIX_AFTER = regex.compile(r"(\S+?)[-_]([BIMES])")  # PER-B
+
+
+def _tag_form_hint(tag: str) -> str:
+    """How to write ``tag``, when it is a prefix and a type in another form than ``B-PER``."""
+    if m := _PREFIX_OTHER_MARK.fullmatch(tag):
+        return f": write tags as PREFIX-TYPE ({m[1].upper()}-{m[2]})"
+    if m := _PREFIX_AFTER.fullmatch(tag):
+        return f": write tags as PREFIX-TYPE, the prefix first ({m[2]}-{m[1]})"
+    if len(tag) > 2 and tag[1] == "-" and tag[0] in "bimes":
+        return f": prefixes are capitals ({tag[0].upper()}{tag[1:]})"
+    return ""
+
+
 def _repair_bio(tags: list[str], repaired: list[int], linenos: list[int]) -> list[str]:
     """conlleval semantics: an ``I-X`` that continues no ``X`` span starts one."""
     out = list(tags)
@@ -149,7 +164,8 @@ def _examples(
         try:
             for t, ln in zip(tags, linenos):
                 if t not in labels:
-                    raise DataFormatError(name, ln, f"unknown tag {t!r} for {scheme} (known: {', '.join(sorted(labels))})")
+                    problem = f"unknown tag {t!r} for {scheme} (known: {', '.join(sorted(labels))}){_tag_form_hint(t)}"
+                    raise DataFormatError(name, ln, problem)
             bad = check_sequence(tags, scheme)
             if bad is not None:
                 i, problem = bad
