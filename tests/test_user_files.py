@@ -112,6 +112,22 @@ def test_a_tag_in_another_form_is_named_with_the_form_to_write(tmp_path, dataset
             task_data_from_files("ner", str(path))
 
 
+def test_a_conll_file_with_more_columns_is_given_a_command_that_works(tmp_path, datasets_dir):
+    """People's Daily NER with a part-of-speech column between, as multi-column CoNLL files have it:
+    the error's command, run as given, writes the two-column file that trains."""
+    lines = [line.rstrip("\n") for line in _lines(datasets_dir / "peoples_daily_ner" / "example.dev", 300)]
+    wide = tmp_path / "wide.conll"
+    wide.write_text("".join((f"{line.split()[0]} x {line.split()[1]}" if line.strip() else "") + "\n" for line in lines), encoding="utf-8")
+    want = rf"{wide}:1: expected 2 columns \(char tag\), found 3: .*: keep the character and its tag"
+    with pytest.raises(DataFormatError, match=want) as e:
+        task_data_from_files("ner", str(wide))
+    command = re.search(r"\((awk .*) FILE > NEW_FILE\)$", str(e.value))[1]
+    narrow = tmp_path / "narrow.conll"
+    subprocess.run(["bash", "-c", f"{command} {wide} > {narrow}"], check=True)
+    assert narrow.read_text(encoding="utf-8").splitlines() == lines
+    assert task_data_from_files("ner", str(narrow)).labels
+
+
 def test_nested_mentions_left_out_are_counted_and_said(tmp_path, doccano_jsonl):
     """Flat tags keep the outer, earlier of nested mentions; the ones left out were once dropped unsaid."""
     records = [json.loads(line) for line in doccano_jsonl.read_text(encoding="utf-8").splitlines()]

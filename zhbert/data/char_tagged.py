@@ -57,8 +57,10 @@ def _features(labels: list[str]) -> Features:
 def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
     parts = line.split(sep) if sep is not None else line.split()
     if len(parts) != 2:
+        # a CoNLL file with more columns (a POS or word-boundary column between): keep the first and the tag
+        more = ': keep the character and its tag (awk \'{print NF ? $1 " " $NF : ""}\' FILE > NEW_FILE)' if len(parts) > 2 else ""
         raise DataFormatError(
-            name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}"
+            name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}{more}"
         )
     char, tag = parts
     if position_digits:
