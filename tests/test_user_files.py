@@ -285,3 +285,74 @@ def test_a_bad_word_tag_item_is_named(tmp_path):
     bad.write_text("中国/ns 与/p\n周边 国家/n\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"bad\.txt:2: '周边' is not word/TAG"):
         task_data_from_files("pos", str(bad))
+
+
+def test_clue_json_lines_train_tagging_and_matching(tmp_path, datasets_dir):
+    """CLUE ships its classification and pair sets as JSON lines (``sentence``/``content``, ``sentence1``/
+    ``sentence2``, ``label``): once refused as one tab-separated column; now read by key, with OCNLI's
+    no-gold ``-`` pairs left out and counted, and a file without labels refused by name."""
+    nli = tmp_path / "ocnli.json"
+    nli.write_text("".join(_lines(datasets_dir / "ocnli" / "dev.json", 120)), encoding="utf-8")
+    records = [json.loads(line) for line in _lines(nli, 120)]
+    no_gold = [i + 1 for i, r in enumerate(records) if r["label"] == "-"]
+    data = task_data_from_files("matching", str(nli))
+    assert data.labels == ["contradiction", "entailment", "neutral"]
+    assert len(data.train) + len(data.dev) == 120 - len(no_gold) and no_gold
+    assert f"{nli}: texts read from 'sentence1' and 'sentence2'" in data.notes
+    assert f"{nli}: {len(no_gold)} records labelled '-' (no gold label) left out, the first at line {no_gold[0]}" in data.notes
+    first = next(r for r in records if r["label"] != "-")
+    assert any(row["text_a"] == first["sentence1"] and row["text_b"] == first["sentence2"] for row in data.train + data.dev)
+    unlabelled = tmp_path / "test.json"  # CLUE's test files carry no labels
+    unlabelled.write_text("".join(_lines(datasets_dir / "ocnli" / "test.json", 5)), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{unlabelled}:1: no key 'label' in 'sentence1, sentence2, id': a file without labels"):
+        task_data_from_files("matching", str(nli), validation_file=str(unlabelled))
+
+    # TNEWS's shape: a numeric label beside its name, the text under "sentence", as one JSON array
+    posts = [json.loads(line) for line in _lines(datasets_dir / "clue_emotion2020" / "valid.txt", 60)]
+    names = sorted({p["label"] for p in posts})
+    tnews = tmp_path / "tnews.json"
+    array = [{"label": 100 + names.index(p["label"]), "label_desc": p["label"], "sentence": p["content"]} for p in posts]
+    tnews.write_text(json.dumps(array, ensure_ascii=False, indent=1), encoding="utf-8")
+    data = task_data_from_files("tagging", str(tnews))
+    assert data.labels == sorted(str(100 + i) for i in {names.index(p["label"]) for p in posts})
+    assert any("--label-column label_desc trains on the names" in n for n in data.notes)
+    assert task_data_from_files("tagging", str(tnews), label_column="label_desc").labels == names
+    emotion = tmp_path / "emotion.jsonl"
+    emotion.write_text("".join(_lines(datasets_dir / "clue_emotion2020" / "valid.txt", 60)), encoding="utf-8")
+    data = task_data_from_files("tagging", str(emotion))
+    assert data.labels == names and f"{emotion}: texts read from 'content'" in data.notes
+    assert sorted(r["text"] for r in data.train + data.dev) == sorted(p["content"] for p in posts)
+
+    bad = (
+        ('{"text": "今天真开心", "label": ["happiness", "like"]}', "2: 'label' is a list of labels: each text takes one label"),
+        ('{"text": "今天真开心", "label": null}', "2: 'label' is null: a record without its label"),
+        ('{"text": ["今天", "真开心"], "label": "like"}', "2: 'text' is list, expected a text"),
+        ('{"content": "今天真开心", "label": "like"}', "2: no key 'text' \\(the first record's text\\)"),
+        ('["今天真开心", "like"]', "2: expected a JSON object, found list"),
+    )
+    for line, problem in bad:
+        path = tmp_path / "bad.jsonl"
+        path.write_text('{"text": "气死了", "label": "anger"}\n' + line + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{path}:{problem}"):
+            task_data_from_files("tagging", str(path))
+    keys = tmp_path / "keys.jsonl"
+    keys.write_text('{"id": 0, "words": "气死了", "label": "anger"}\n', encoding="utf-8")
+    also = "a text is also read from 'sentence', 'content'"
+    with pytest.raises(DataFormatError, match=rf"{keys}:1: no key 'text' in 'id, words, label'; {also}"):
+        task_data_from_files("tagging", str(keys))
+
+
+def test_a_pair_csv_named_as_clue_names_its_columns(tmp_path, pairs_tsv):
+    rows = [line.rstrip("\n").split("\t") for line in _lines(pairs_tsv, 60)]
+    path = tmp_path / "pairs.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["id", "sentence1", "sentence2", "label"])
+        writer.writerows([i, a, b, label] for i, (a, b, label) in enumerate(rows))
+    data = task_data_from_files("matching", str(path))
+    assert len(data.train) + len(data.dev) == 60 and data.labels == ["0", "1"]
+    assert sorted((r["text_a"], r["text_b"]) for r in data.train + data.dev) == sorted((a, b) for a, b, _ in rows)
+    path.write_text("a,b,label\n花呗怎么还款,花呗如何还钱,1\n", encoding="utf-8")
+    pairs = "the two texts of a pair are read from text_a/text_b, sentence1/sentence2"
+    with pytest.raises(DataFormatError, match=rf"{path}:1: no column 'text_a' in 'a, b, label'; {pairs}"):
+        task_data_from_files("matching", str(path))

@@ -13,9 +13,9 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
 * ``pos``: ``wordtag`` - one sentence per line, ``word/TAG`` items separated by spaces (People's Daily's
   form; a compound's brackets, ``[中央/n 电视台/n]nt``, are dropped and its words kept with their own tags).
 * ``tagging``: ``tsv`` - ``text<TAB>label``; ``csv`` - a header row naming ``--text-column`` and
-  ``--label-column``.
-* ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` - columns ``text_a``, ``text_b``
-  and ``--label-column``.
+  ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form).
+* ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` and ``jsonl`` - columns or keys
+  ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
 
 The label set comes from the training file and is saved with the model. Without a validation file,
 a seeded share of the training rows is held out as the dev split, and the notes say so. Every bad
@@ -38,7 +38,13 @@ logger = logging.getLogger(__name__)
 
 __all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows"]
 
-FORMATS = {"ner": ("conll", "jsonl"), "cws": ("words",), "pos": ("wordtag",), "tagging": ("tsv", "csv"), "matching": ("tsv", "csv")}
+FORMATS = {
+    "ner": ("conll", "jsonl"),
+    "cws": ("words",),
+    "pos": ("wordtag",),
+    "tagging": ("tsv", "csv", "jsonl"),
+    "matching": ("tsv", "csv", "jsonl"),
+}
 MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
 
 
@@ -56,7 +62,7 @@ def _format(task: str, path: str, fmt: str) -> str:
         return "words"
     if task == "pos":
         return "wordtag"
-    return "csv" if suffix == ".csv" else "tsv"
+    return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") else "tsv"
 
 
 # --- NER ----------------------------------------------------------------------------------------
@@ -223,16 +229,56 @@ def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
     return rows
 
 
-def _csv(path: str, names: list[str]) -> list[tuple[int, list[str]]]:
+#: what files call the text when ``--text-column`` is left at ``text`` (CLUE's classification sets say
+#: ``sentence`` or ``content``), and the two texts of a pair (CLUE's and OCNLI's ``sentence1``/``sentence2``,
+#: CHIP-STS's ``text1``/``text2``, Quora's ``question1``/``question2``): tried in this order
+TEXT_NAMES = ("text", "sentence", "content")
+PAIR_NAMES = (("text_a", "text_b"), ("sentence1", "sentence2"), ("text1", "text2"), ("query1", "query2"), ("question1", "question2"))
+#: CLUE's label for a pair its annotators did not agree on (OCNLI, CMNLI): no class, left out and counted
+NO_GOLD_LABEL = "-"
+
+
+def _column_names(
+    task: str, have, text_column: str, label_column: str, path: str, line: int, where: str, notes: list[str] | None
+) -> list[str]:
+    """The columns (CSV) or keys (JSON) to read, ``[text, label]`` or ``[text_a, text_b, label]``,
+    from the names ``have``; a fallback name used for the text is said in ``notes``."""
+    have = list(have)
+    if task == "tagging":
+        tried = [(text_column,)] + ([(n,) for n in TEXT_NAMES[1:]] if text_column == "text" else [])
+    else:
+        tried = list(PAIR_NAMES)
+    found = next((names for names in tried if all(n in have for n in names)), None)
+    if found is None:
+        also = "; a text is also read from " + ", ".join(map(repr, TEXT_NAMES[1:])) if len(tried) > 1 else ""
+        if task == "matching":
+            also = "; the two texts of a pair are read from " + ", ".join("/".join(names) for names in PAIR_NAMES)
+        raise DataFormatError(path, line, f"no {where} {tried[0][0]!r} in {clip(', '.join(have))}{also}")
+    if label_column not in have:
+        raise DataFormatError(
+            path,
+            line,
+            f"no {where} {label_column!r} in {clip(', '.join(have))}: a file without labels (as CLUE's test files) "
+            "cannot train or score a model; --label-column names another",
+        )
+    if found != tried[0]:
+        note = f"{path}: texts read from {' and '.join(map(repr, found))}"
+        logger.info(note)
+        if notes is not None:
+            notes.append(note)
+    if label_column == "label" and "label_desc" in have and notes is not None:  # CLUE's TNEWS and IFLYTEK
+        notes.append(f"{path}: labels read from 'label'; --label-column label_desc trains on the names in 'label_desc' instead")
+    return [*found, label_column]
+
+
+def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
     text = read_text(path)
     reader = csv.reader(io.StringIO(text))
     try:
         header = [name.strip() for name in next(reader)]  # "text, label" as typed by hand: the space is no part of a name
     except StopIteration:
         raise DataFormatError(path, 1, "no header row") from None
-    missing = [n for n in names if n not in header]
-    if missing:
-        raise DataFormatError(path, 1, f"no column {', '.join(map(repr, missing))} in the header {clip(','.join(header))}")
+    names = _column_names(task, header, text_column, label_column, path, 1, "column", notes)
     at = [header.index(n) for n in names]
     rows = []
     for cells in reader:
@@ -244,6 +290,55 @@ def _csv(path: str, names: list[str]) -> list[tuple[int, list[str]]]:
         if any(len(cells[i]) > MAX_LINE_CHARS for i in at):
             raise DataFormatError(path, lineno, f"a cell over the {MAX_LINE_CHARS:,} characters a text may have")
         rows.append((lineno, [cells[i].strip() for i in at]))
+    return rows
+
+
+def _json_label(value, key: str, path: str, line: int) -> str:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):  # pandas writes 1.0 for 1
+        return str(int(value))
+    if value is None:
+        raise DataFormatError(path, line, f"{key!r} is null: a record without its label cannot train or score a model")
+    what = "a list of labels: each text takes one label" if isinstance(value, list) else f"{value!r}, not a class"
+    raise DataFormatError(path, line, f"{key!r} is {what}")
+
+
+def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
+    """Rows of a JSON-lines file (or one JSON array) of objects, CLUE's form: the names of the first
+    record's keys pick the columns, and every record must have them."""
+    from .jsonio import iter_json_records
+
+    rows, names, no_gold = [], None, []
+    for line, record in iter_json_records(read_text(path), path):
+        if not isinstance(record, dict):
+            raise DataFormatError(path, line, f"expected a JSON object, found {type(record).__name__}")
+        if names is None:
+            names = _column_names(task, record, text_column, label_column, path, line, "key", notes)
+        cells = []
+        for key in names[:-1]:
+            if key not in record:
+                raise DataFormatError(path, line, f"no key {key!r} (the first record's text)")
+            value = record[key]
+            if not isinstance(value, str):
+                raise DataFormatError(path, line, f"{key!r} is {type(value).__name__}, expected a text")
+            if len(value) > MAX_LINE_CHARS:
+                raise DataFormatError(path, line, f"{key!r} has {len(value):,} characters: over the {MAX_LINE_CHARS:,} a text may have")
+            cells.append(value.strip())
+        if label_column not in record:
+            raise DataFormatError(path, line, f"no key {label_column!r}: a record without its label cannot train or score a model")
+        label = _json_label(record[label_column], label_column, path, line)
+        if label == NO_GOLD_LABEL:
+            no_gold.append(line)
+            continue
+        rows.append((line, [*cells, label]))
+    if no_gold:
+        note = f"{path}: {len(no_gold):,} records labelled {NO_GOLD_LABEL!r} (no gold label) left out, the first at line {no_gold[0]}"
+        logger.warning(note)
+        if notes is not None:
+            notes.append(note)
     return rows
 
 
@@ -273,11 +368,10 @@ def _labelled(
     path: str, task: str, fmt: str, text_column: str, label_column: str, notes: list[str] | None = None
 ) -> list[tuple[int, list[str]]]:
     columns = 2 if task == "tagging" else 3
-    rows = (
-        _without_header(path, _tsv(path, columns), notes)
-        if fmt == "tsv"
-        else _csv(path, [text_column, label_column] if columns == 2 else ["text_a", "text_b", label_column])
-    )
+    if fmt == "tsv":
+        rows = _without_header(path, _tsv(path, columns), notes)
+    else:
+        rows = (_csv if fmt == "csv" else _jsonl)(path, task, text_column, label_column, notes)
     for lineno, cells in rows:
         if not all(cells):
             raise DataFormatError(path, lineno, "an empty text or label")

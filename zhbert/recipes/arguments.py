@@ -29,13 +29,13 @@ class RecipeArguments:
     format: str = field(
         default="auto",
         metadata={
-            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; tagging tsv|csv; "
-            "matching tsv|csv; auto: by extension"
+            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; "
+            "tagging and matching tsv|csv|jsonl (CLUE's JSON lines); auto: by extension"
         },
     )
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
-    text_column: str = field(default="text", metadata={"help": "tagging CSV: the text column"})
-    label_column: str = field(default="label", metadata={"help": "tagging and matching CSV: the label column"})
+    text_column: str = field(default="text", metadata={"help": "tagging CSV or JSON: the text column (default: text, sentence or content)"})
+    label_column: str = field(default="label", metadata={"help": "tagging and matching CSV or JSON: the label column"})
     encoder: str = field(
         default="electra",
         metadata={
