@@ -81,6 +81,40 @@ def test_predict_json_lines_in_order(ner_folder, pd_sentences, tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout)["text"] == "北京欢迎你"
 
 
+def test_predict_reads_clue_json_lines_and_writes_their_ids_back(ner_folder, datasets_dir, tmp_path):
+    """CLUE's test files are JSON lines (``{"id", "content"}``, ``{"sentence1", "sentence2", "id"}``): read
+    as text, each JSON line was itself tagged; now its text is read by key and its id written back."""
+    posts = tmp_path / "test.jsonl"
+    records = [json.loads(line) for line in (datasets_dir / "clue_emotion2020" / "test.txt").read_text(encoding="utf-8").splitlines()[:12]]
+    posts.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", str(ner_folder), str(posts), "--batch-size", "5")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(o["id"], o["text"]) for o in out] == [(rec["id"], rec["content"]) for rec in records]
+    as_text = tmp_path / "test.txt"  # the same file under a name that says nothing
+    as_text.write_text(posts.read_text(encoding="utf-8"), encoding="utf-8")
+    r = _zhbert("predict", "--model", str(ner_folder), str(as_text))
+    assert r.returncode == 1 and r.stdout == ""
+    assert f"{as_text}:1: a JSON object, read as text it would be predicted as one: give --format jsonl" in r.stderr
+    r = _zhbert("predict", "--model", str(ner_folder), "--format", "jsonl", "-", stdin=as_text.read_text(encoding="utf-8"))
+    assert r.returncode == 0 and [json.loads(line)["text"] for line in r.stdout.splitlines()] == [rec["content"] for rec in records]
+    array = tmp_path / "array.json"
+    array.write_text(json.dumps(records, ensure_ascii=False, indent=1), encoding="utf-8")
+    r = _zhbert("predict", "--model", str(ner_folder), str(array))
+    assert r.returncode == 1 and f"{array}:1: not a JSON object on one line" in r.stderr and "jq -c '.[]' FILE > NEW_FILE" in r.stderr
+    pairs = tmp_path / "ocnli_test.json"
+    pairs.write_text("".join((datasets_dir / "ocnli" / "test.json").read_text(encoding="utf-8").splitlines(True)[:6]), encoding="utf-8")
+    r = _zhbert("predict", "--model", "matching", str(pairs))
+    assert r.returncode == 0, r.stderr
+    out, given = (
+        [json.loads(line) for line in r.stdout.splitlines()],
+        [json.loads(line) for line in pairs.read_text(encoding="utf-8").splitlines()],
+    )
+    assert [(o["id"], o["text_a"], o["text_b"]) for o in out] == [(g["id"], g["sentence1"], g["sentence2"]) for g in given]
+    r = _zhbert("predict", "--model", str(ner_folder), str(pairs))  # a pair file to a text model: no text key
+    assert r.returncode == 1 and f"{pairs}:1: no key 'text' in 'sentence1, sentence2, id'" in r.stderr
+
+
 def test_predict_bad_input_and_model(ner_folder, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("第一行\n".encode() + b"\xff\xfe\n")

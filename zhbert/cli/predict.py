@@ -49,10 +49,52 @@ def _next_chunk(rows, size: int) -> list:
     return chunk
 
 
-def _read_inputs(file: str, pairs: bool):
-    """(line number, text or pair) from a UTF-8 file or stdin, streamed: a line is read with a byte
-    cap, so memory stays bounded whatever the input (a stream with no newline is refused at the
-    cap, not read whole); errors name file:line."""
+JQ_ONE_A_LINE = "jq -c '.[]' FILE > NEW_FILE"  # a JSON array (or pretty-printed records) as one object a line
+
+
+def _json_input(line: str, name: str, lineno: int, pairs: bool, text_column: str, names: list):
+    """(text or pair, what to write back: the record's ``id``) of one JSON-lines record; ``names``
+    holds the keys found in the first record, for every record after it."""
+    from ..data.user_files import text_names
+    from ..errors import DataFormatError
+
+    try:
+        record = json.loads(line)
+    except ValueError as e:
+        problem = f"not a JSON object on one line ({getattr(e, 'msg', e)}); --format jsonl reads one object a line"
+        raise DataFormatError(name, lineno, f"{problem}: a JSON array or pretty-printed file becomes one with {JQ_ONE_A_LINE}") from None
+    except RecursionError:
+        raise DataFormatError(name, lineno, "JSON nested too deeply") from None
+    if not isinstance(record, dict):
+        hint = f": a JSON array becomes one object a line with {JQ_ONE_A_LINE}" if isinstance(record, list) else ""
+        raise DataFormatError(name, lineno, f"expected a JSON object, found {type(record).__name__}{hint}")
+    if not names:
+        names.extend(text_names(pairs, record, text_column, name, lineno, "key"))
+    texts = []
+    for key in names:
+        if key not in record:
+            raise DataFormatError(name, lineno, f"no key {key!r} (the first record's text)")
+        if not isinstance(record[key], str):
+            raise DataFormatError(name, lineno, f"{key!r} is {type(record[key]).__name__}, expected a text")
+        texts.append(record[key])
+    return (tuple(texts) if pairs else texts[0]), ({"id": record["id"]} if "id" in record else {})
+
+
+def _looks_like_json_record(line: str) -> bool:
+    if not line.lstrip().startswith("{"):
+        return False
+    try:
+        return isinstance(json.loads(line), dict)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = "text"):
+    """(line number, text or pair, fields written back) from a UTF-8 file or stdin, streamed: a line
+    is read with a byte cap, so memory stays bounded whatever the input (a stream with no newline is
+    refused at the cap, not read whole); errors name file:line. With ``jsonl`` each line is a JSON
+    object whose text is read by key (and a blank line is skipped); without it, a first line that
+    is a JSON object is refused rather than read as text."""
     from ..data.source import _check_path
     from ..errors import DataFormatError, clip
     from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
@@ -62,7 +104,7 @@ def _read_inputs(file: str, pairs: bool):
         _check_path(Path(file))
     stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115 (closed below)
     cap = 4 * MAX_PREDICT_LINE + 2  # UTF-8 takes at most 4 bytes a character, plus CRLF
-    lineno, seen_text = 0, False
+    lineno, seen_text, names = 0, False, []
     try:
         head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(stream, "peek") else b""  # peek: stdin is not read twice
         if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -96,14 +138,21 @@ def _read_inputs(file: str, pairs: bool):
                         f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
                         f"per line ({clip(line, 40)}); split the text into lines",
                     )
+                if not seen_text and line.strip() and not jsonl and _looks_like_json_record(line):
+                    raise DataFormatError(
+                        name, lineno, "a JSON object, read as text it would be predicted as one: give --format jsonl (or a .jsonl file)"
+                    )
                 seen_text = seen_text or bool(line.strip())
-                if pairs:
+                if jsonl:
+                    if line.strip():
+                        yield (lineno, *_json_input(line, name, lineno, pairs, text_column, names))
+                elif pairs:
                     cols = line.split("\t")
                     if len(cols) != 2:
                         raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s)")
-                    yield lineno, (cols[0], cols[1])
+                    yield lineno, (cols[0], cols[1]), {}
                 else:
-                    yield lineno, line
+                    yield lineno, line, {}
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -140,6 +189,14 @@ def predict(
     criterion: Optional[str] = typer.Option(
         None, help="segmentation and NER models trained on several standards (--criteria): the one to tag by (default: their first)"
     ),
+    input_format: str = typer.Option(
+        "auto",
+        "--format",
+        help="lines (one text a line; pairs a<TAB>b) or jsonl (one JSON object a line, as CLUE ships its sets: the text under "
+        "--text-column, or text, sentence, content; a pair under text_a/text_b, sentence1/sentence2, ...; its id written back); "
+        "auto: jsonl for a .json or .jsonl file",
+    ),
+    text_column: str = typer.Option("text", "--text-column", help="--format jsonl: the key holding the text"),
 ) -> None:
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
@@ -153,7 +210,10 @@ def predict(
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion)
-        rows = _read_inputs(file, pairs=isinstance(pred, Matcher))
+        if input_format not in ("auto", "lines", "jsonl"):
+            _fail(f"--format must be auto, lines or jsonl, got {input_format!r}", code=2)
+        jsonl = input_format == "jsonl" or (input_format == "auto" and Path(file).suffix.lower() in (".json", ".jsonl"))
+        rows = _read_inputs(file, pairs=isinstance(pred, Matcher), jsonl=jsonl, text_column=text_column)
         if file == "-" and sys.stdin.isatty():
             batch_size = 1  # someone typing: an answer per line, not per 256
         chunk = _next_chunk(rows, batch_size)  # the first batch: a bad file fails before any output
@@ -169,16 +229,17 @@ def predict(
     bar = tqdm(unit=" lines", disable=file == "-", file=sys.stderr)
     while chunk:
         try:
-            results = list(zip(chunk, run([item for _, item in chunk])))
+            results = list(zip(chunk, run([item for _, item, _ in chunk])))
         except ValueError:  # find the bad line(s); every valid line is still predicted
             results = []
-            for lineno, item in chunk:
+            for row in chunk:
+                lineno, item, _ = row
                 try:
-                    results.append(((lineno, item), run([item])[0]))
+                    results.append((row, run([item])[0]))
                 except ValueError as e:
                     bad.append(f"{'<stdin>' if file == '-' else file}:{lineno}: {e}")
-        for (_, item), result in results:
-            typer.echo(json.dumps(_result_json(pred, item, result), ensure_ascii=False))
+        for (_, item, kept), result in results:
+            typer.echo(json.dumps({**kept, **_result_json(pred, item, result)}, ensure_ascii=False))
         bar.update(len(chunk))
         done += len(chunk)
         try:

@@ -36,7 +36,7 @@ from .source import iter_lines, read_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows"]
+__all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
     "ner": ("conll", "jsonl"),
@@ -238,22 +238,30 @@ PAIR_NAMES = (("text_a", "text_b"), ("sentence1", "sentence2"), ("text1", "text2
 NO_GOLD_LABEL = "-"
 
 
+def text_names(pairs: bool, have, text_column: str, path: str, line: int | None, where: str) -> tuple[str, ...]:
+    """The column (CSV) or key (JSON) names of the text, or of a pair's two texts, among the names
+    ``have``: ``text_column`` (falling back to :data:`TEXT_NAMES` when it is ``text``), or the first
+    of :data:`PAIR_NAMES` present; none of them is an error naming ``path:line``."""
+    have = list(have)
+    if pairs:
+        tried = list(PAIR_NAMES)
+        also = "; the two texts of a pair are read from " + ", ".join("/".join(names) for names in PAIR_NAMES)
+    else:
+        tried = [(text_column,)] + ([(n,) for n in TEXT_NAMES[1:]] if text_column == "text" else [])
+        also = "; a text is also read from " + ", ".join(map(repr, TEXT_NAMES[1:])) if len(tried) > 1 else ""
+    found = next((names for names in tried if all(n in have for n in names)), None)
+    if found is None:
+        raise DataFormatError(path, line, f"no {where} {tried[0][0]!r} in {clip(', '.join(have))}{also}")
+    return found
+
+
 def _column_names(
     task: str, have, text_column: str, label_column: str, path: str, line: int, where: str, notes: list[str] | None
 ) -> list[str]:
     """The columns (CSV) or keys (JSON) to read, ``[text, label]`` or ``[text_a, text_b, label]``,
     from the names ``have``; a fallback name used for the text is said in ``notes``."""
     have = list(have)
-    if task == "tagging":
-        tried = [(text_column,)] + ([(n,) for n in TEXT_NAMES[1:]] if text_column == "text" else [])
-    else:
-        tried = list(PAIR_NAMES)
-    found = next((names for names in tried if all(n in have for n in names)), None)
-    if found is None:
-        also = "; a text is also read from " + ", ".join(map(repr, TEXT_NAMES[1:])) if len(tried) > 1 else ""
-        if task == "matching":
-            also = "; the two texts of a pair are read from " + ", ".join("/".join(names) for names in PAIR_NAMES)
-        raise DataFormatError(path, line, f"no {where} {tried[0][0]!r} in {clip(', '.join(have))}{also}")
+    found = text_names(task == "matching", have, text_column, path, line, where)
     if label_column not in have:
         raise DataFormatError(
             path,
@@ -261,7 +269,7 @@ def _column_names(
             f"no {where} {label_column!r} in {clip(', '.join(have))}: a file without labels (as CLUE's test files) "
             "cannot train or score a model; --label-column names another",
         )
-    if found != tried[0]:
+    if found not in (("text_a", "text_b"), (text_column,)):
         note = f"{path}: texts read from {' and '.join(map(repr, found))}"
         logger.info(note)
         if notes is not None:
