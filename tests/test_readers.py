@@ -5,6 +5,7 @@ from collections import Counter
 import pytest
 
 from zhbert import data
+from zhbert.errors import DataFormatError
 from zhbert.tags import check_sequence
 
 
@@ -217,3 +218,56 @@ def test_the_pos_test_is_held_out_from_the_segmenter_too(shared):
     assert (len(pku.train), len(pku.dev)) == (42060, 2213)
     seen = {r["text"] for r in pos.train + pos.dev}
     assert not any(r["text"] in seen for r in pos.test)
+
+
+def test_a_json_lines_corpus_gives_each_records_text(shared, tmp_path, caplog):
+    """Chinese corpora ship as JSON lines (Wikipedia dumps ``{"id", "url", "title", "text"}``,
+    news2016zh ``{"title", "content"}``): read as lines, the keys, quotes and escapes were pretrained
+    on; now each record's text is a document, and a plain-text file of JSON lines is refused."""
+    import json
+    import logging
+
+    docs = data.read_corpus(str(shared / "corpora" / "weibo_senti_sample"))["text"][:40]
+    wiki = tmp_path / "wiki_zh" / "wiki_00.jsonl"
+    wiki.parent.mkdir()
+    records = [
+        {"id": str(i), "url": f"https://zh.wikipedia.org/wiki?curid={i}", "title": d[:6], "text": f"{d}\n\n{d}"} for i, d in enumerate(docs)
+    ]
+    records[3]["text"] = ""  # an article with no text: no document, and said
+    wiki.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="zhbert.data.corpus"):
+        read = data.read_corpus(str(wiki))
+    assert read["text"] == [r["text"] for r in records if r["text"]]
+    assert read["line"] == [i + 1 for i, r in enumerate(records) if r["text"]] and set(read["source"]) == {"wiki_zh"}
+    assert f"{wiki}: 1 record with no text, no document (the first at line 4)" in caplog.text
+    both = data.read_corpus(str(wiki), text_key="title,text")["text"]
+    assert both[0] == f"{records[0]['title']}\n{records[0]['text']}"
+    news = tmp_path / "news2016zh.json"
+    news.write_text(
+        "".join(json.dumps({"news_id": i, "content": d}, ensure_ascii=False) + "\n" for i, d in enumerate(docs)), encoding="utf-8"
+    )
+    assert data.read_corpus(str(news))["text"] == docs
+    as_text = tmp_path / "wiki.txt"
+    as_text.write_text(wiki.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{as_text}:1: a JSON object: read as text, its keys and quotes would be trained on"):
+        data.read_corpus(str(as_text))
+    assert data.read_corpus(str(as_text), doc_format="jsonl")["text"] == read["text"]
+    array = tmp_path / "wudao.json"  # WuDaoCorpora: one JSON array a file
+    array.write_text(json.dumps(records[:3], ensure_ascii=False, indent=2), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{array}:1: not a JSON object on one line .* jq -c '.\[\]' FILE > NEW_FILE"):
+        data.read_corpus(str(array))
+    with pytest.raises(DataFormatError, match=rf"{news}:1: no key 'body' \(--text-key\)"):
+        data.read_corpus(str(news), text_key="body")
+    keys = tmp_path / "qa.jsonl"
+    keys.write_text('{"qid": 1, "answer": "北京是中国的首都。"}\n', encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{keys}:1: no key 'text' or 'content' in 'qid', 'answer': --text-key names"):
+        data.read_corpus(str(keys))
+    assert data.read_corpus(str(keys), text_key="answer")["text"] == ["北京是中国的首都。"]
+    # a folder: its .txt, .jsonl and .json files, and the others counted, not passed over in silence
+    (wiki.parent / "wiki_01").write_text(wiki.read_text(encoding="utf-8"), encoding="utf-8")  # WikiExtractor's names
+    with caplog.at_level(logging.WARNING, logger="zhbert.data.corpus"):
+        assert data.read_corpus(str(wiki.parent))["text"] == read["text"]
+    assert f"{wiki.parent}: 1 file not read, not .txt, .jsonl or .json (such as {wiki.parent / 'wiki_01'})" in caplog.text
+    wiki.unlink()
+    with pytest.raises(DataFormatError, match=r"directory holds no .txt, .jsonl or .json files \(it holds 1 other file, such as wiki_01"):
+        data.read_corpus(str(wiki.parent))

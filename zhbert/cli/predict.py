@@ -49,25 +49,14 @@ def _next_chunk(rows, size: int) -> list:
     return chunk
 
 
-JQ_ONE_A_LINE = "jq -c '.[]' FILE > NEW_FILE"  # a JSON array (or pretty-printed records) as one object a line
-
-
 def _json_input(line: str, name: str, lineno: int, pairs: bool, text_column: str, names: list):
     """(text or pair, what to write back: the record's ``id``) of one JSON-lines record; ``names``
     holds the keys found in the first record, for every record after it."""
+    from ..data.jsonio import json_line_record
     from ..data.user_files import text_names
     from ..errors import DataFormatError
 
-    try:
-        record = json.loads(line)
-    except ValueError as e:
-        problem = f"not a JSON object on one line ({getattr(e, 'msg', e)}); --format jsonl reads one object a line"
-        raise DataFormatError(name, lineno, f"{problem}: a JSON array or pretty-printed file becomes one with {JQ_ONE_A_LINE}") from None
-    except RecursionError:
-        raise DataFormatError(name, lineno, "JSON nested too deeply") from None
-    if not isinstance(record, dict):
-        hint = f": a JSON array becomes one object a line with {JQ_ONE_A_LINE}" if isinstance(record, list) else ""
-        raise DataFormatError(name, lineno, f"expected a JSON object, found {type(record).__name__}{hint}")
+    record = json_line_record(line, name, lineno)
     if not names:
         names.extend(text_names(pairs, record, text_column, name, lineno, "key"))
     texts = []
@@ -80,21 +69,13 @@ def _json_input(line: str, name: str, lineno: int, pairs: bool, text_column: str
     return (tuple(texts) if pairs else texts[0]), ({"id": record["id"]} if "id" in record else {})
 
 
-def _looks_like_json_record(line: str) -> bool:
-    if not line.lstrip().startswith("{"):
-        return False
-    try:
-        return isinstance(json.loads(line), dict)
-    except (ValueError, RecursionError):
-        return False
-
-
 def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = "text"):
     """(line number, text or pair, fields written back) from a UTF-8 file or stdin, streamed: a line
     is read with a byte cap, so memory stays bounded whatever the input (a stream with no newline is
     refused at the cap, not read whole); errors name file:line. With ``jsonl`` each line is a JSON
     object whose text is read by key (and a blank line is skipped); without it, a first line that
     is a JSON object is refused rather than read as text."""
+    from ..data.jsonio import looks_like_json_object
     from ..data.source import _check_path
     from ..errors import DataFormatError, clip
     from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
@@ -138,7 +119,7 @@ def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str =
                         f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} "
                         f"per line ({clip(line, 40)}); split the text into lines",
                     )
-                if not seen_text and line.strip() and not jsonl and _looks_like_json_record(line):
+                if not seen_text and line.strip() and not jsonl and looks_like_json_object(line):
                     raise DataFormatError(
                         name, lineno, "a JSON object, read as text it would be predicted as one: give --format jsonl (or a .jsonl file)"
                     )

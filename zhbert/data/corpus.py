@@ -1,16 +1,21 @@
-"""Raw text for pretraining: one document per line, or blank-line-separated.
+"""Raw text for pretraining: one document per line, blank-line-separated, or JSON lines.
 
 The default corpus is ``../shared/corpora/*/*.txt`` (one document per line); a
-user's own files work the same way. A file that is empty, binary or not UTF-8 is
-an error naming the file (and line); blank lines between documents are
-separators, never documents. Nothing is truncated: a document longer than
-``MAX_DOC_CHARS`` is cut into consecutive pieces (at a sentence end where one is
-near), which the packer joins into blocks as it would the whole document; one
-50 MB line would otherwise be tokenised as one example in gigabytes of memory.
+user's own files work the same way. Corpora shipped as JSON lines (Chinese Wikipedia
+dumps ``{"id", "url", "title", "text"}``, news2016zh ``{"title", "content", ...}``,
+web crawls ``{"text"}``) give each record's text as a document (``.jsonl``/``.json``
+files, or ``doc_format="jsonl"``); a plain-text file whose first line is a JSON
+object is refused, as its keys and quotes would be trained on. A file that is empty,
+binary or not UTF-8 is an error naming the file (and line); blank lines between
+documents are separators, never documents. Nothing is truncated: a document longer
+than ``MAX_DOC_CHARS`` is cut into consecutive pieces (at a sentence end where one is
+near), which the packer joins into blocks as it would the whole document; one 50 MB
+line would otherwise be tokenised as one example in gigabytes of memory.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
@@ -18,11 +23,20 @@ from datasets import Dataset, Features, Value
 
 from ..errors import DataFormatError
 from .build import build_dataset
+from .jsonio import MAX_RECORD_CHARS, json_line_record, looks_like_json_object
 from .source import cut_point, iter_line_pieces, iter_lines
 
-__all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS"]
+logger = logging.getLogger(__name__)
+
+__all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
 
 MAX_DOC_CHARS = 100_000
+DOC_FORMATS = ("auto", "line", "blank-line", "jsonl")
+#: CORPUS_SUFFIXES: what a folder of corpus files is read for; ``auto`` reads .json and .jsonl as JSON lines
+CORPUS_SUFFIXES = (".txt", ".jsonl", ".json")
+#: where a JSON-lines record keeps its text when --text-key is left at auto: Wikipedia dumps and web
+#: crawls say ``text``, news2016zh, webtext2019zh and WuDaoCorpora ``content``
+CORPUS_TEXT_KEYS = ("text", "content")
 
 
 def _pieces(text: str, limit: int = MAX_DOC_CHARS):
@@ -37,42 +51,122 @@ def _pieces(text: str, limit: int = MAX_DOC_CHARS):
 CORPUS_FEATURES = Features({"text": Value("string"), "source": Value("string"), "line": Value("int32")})
 
 
+def _count(n: int, thing: str) -> str:
+    return f"{n:,} {thing}{'s' if n != 1 else ''}"
+
+
 def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
-    """Expand directories into their ``*.txt`` files (sorted); keep files as given."""
+    """Expand directories into their ``*.txt``, ``*.jsonl`` and ``*.json`` files (sorted); keep files
+    as given. Other files in a directory are not read, and the log says how many."""
     out: list[str] = []
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            found = sorted(str(f) for f in p.rglob("*.txt") if f.is_file())
+            files = sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
+            found = [str(f) for f in files if f.suffix.lower() in CORPUS_SUFFIXES]
+            others = [f for f in files if f.suffix.lower() not in CORPUS_SUFFIXES]
             if not found:
-                raise DataFormatError(str(p), None, "directory holds no .txt files")
+                held = (
+                    f" (it holds {_count(len(others), 'other file')}, such as {others[0].name}: name them .txt or .jsonl by their form)"
+                    if others
+                    else ""
+                )
+                raise DataFormatError(str(p), None, f"directory holds no .txt, .jsonl or .json files{held}")
+            if others:
+                logger.warning("%s: %s not read, not .txt, .jsonl or .json (such as %s)", p, _count(len(others), "file"), others[0])
             out.extend(found)
         else:
             out.append(str(p))
     return out
 
 
-def _gen(paths, policy, doc_format):
+def _file_format(path: str, doc_format: str) -> str:
+    if doc_format not in DOC_FORMATS:
+        raise ValueError(f"doc_format must be one of {', '.join(DOC_FORMATS)}, got {doc_format!r}")
+    if doc_format == "auto":
+        return "jsonl" if Path(path).suffix.lower() in (".json", ".jsonl") else "line"
+    return doc_format
+
+
+def _refuse_json_as_text(path: str, lineno: int, text: str) -> None:
+    if looks_like_json_object(text):
+        raise DataFormatError(
+            path,
+            lineno,
+            "a JSON object: read as text, its keys and quotes would be trained on; "
+            "name the file .jsonl or give --doc-format jsonl (--text-key names the key of the text)",
+        )
+
+
+def _json_documents(path: str, text_key: str):
+    """``(line, document)`` of a JSON-lines corpus file, read a line at a time: each record's text
+    under ``text_key`` (``auto``: the first of :data:`CORPUS_TEXT_KEYS` in the first record; keys
+    joined by commas, such as ``title,content``, give their texts a line each)."""
+    keys = None if text_key == "auto" else [k.strip() for k in text_key.split(",") if k.strip()]
+    empty, last = [], 0
+    for lineno, piece in iter_line_pieces(path, MAX_RECORD_CHARS):
+        if lineno == last:
+            raise DataFormatError(path, lineno, f"a JSON record over the {MAX_RECORD_CHARS:,} characters one may have")
+        last = lineno
+        if not piece.strip():
+            continue
+        record = json_line_record(piece, path, lineno)
+        if keys is None:
+            keys = [next((k for k in CORPUS_TEXT_KEYS if k in record), None)]
+            if keys[0] is None:
+                raise DataFormatError(
+                    path,
+                    lineno,
+                    f"no key {' or '.join(map(repr, CORPUS_TEXT_KEYS))} in {', '.join(map(repr, list(record)[:12]))}: "
+                    "--text-key names the key of the text (several joined by commas, such as title,content)",
+                )
+        texts = []
+        for key in keys:
+            if key not in record:
+                raise DataFormatError(path, lineno, f"no key {key!r} (--text-key)")
+            value = record[key]
+            if value is not None and not isinstance(value, str):
+                raise DataFormatError(path, lineno, f"{key!r} is {type(value).__name__}, expected a text")
+            if value and value.strip():
+                texts.append(value.strip())
+        if texts:
+            yield lineno, "\n".join(texts)
+        else:
+            empty.append(lineno)
+    if empty:
+        logger.warning("%s: %s with no text, no document (the first at line %d)", path, _count(len(empty), "record"), empty[0])
+
+
+def _gen(paths, policy, doc_format, text_key="auto"):
     for path in paths:
         source = Path(path).parent.name if Path(path).parent.name else Path(path).stem
         n_docs = 0
-        if doc_format == "line":
+        fmt = _file_format(path, doc_format)
+        if fmt == "line":
             # read a chunk at a time: a one-line 50 MB file arrives as 100,000-character pieces,
             # never as one string (the pieces of a line are consecutive documents, as _pieces cuts them)
             last = 0
             for lineno, piece in iter_line_pieces(path, MAX_DOC_CHARS):
                 text = piece.strip()
                 if text:
+                    if not n_docs:
+                        _refuse_json_as_text(path, lineno, text)
                     n_docs += lineno != last
                     last = lineno
                     yield {"text": text, "source": source, "line": lineno}
-        elif doc_format == "blank-line":
+        elif fmt == "jsonl":
+            for lineno, text in _json_documents(path, text_key):
+                n_docs += 1
+                yield from ({"text": p, "source": source, "line": lineno} for p in _pieces(text))
+        elif fmt == "blank-line":
             buf: list[str] = []
             first = 0
             for lineno, line in iter_lines(path):
                 if line.strip():
                     if not buf:
                         first = lineno
+                        if not n_docs:
+                            _refuse_json_as_text(path, lineno, line)
                     buf.append(line.strip())
                 elif buf:
                     n_docs += 1
@@ -81,15 +175,16 @@ def _gen(paths, policy, doc_format):
             if buf:
                 n_docs += 1
                 yield from ({"text": p, "source": source, "line": first} for p in _pieces("\n".join(buf)))
-        else:
-            raise ValueError(f"doc_format must be 'line' or 'blank-line', got {doc_format!r}")
         if n_docs == 0:
             raise DataFormatError(path, 1, "no documents in file")
 
 
-def read_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "line", on_error: str = "raise") -> Dataset:
-    """Documents from text files or directories as ``text, source, line``."""
+def read_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "auto", on_error: str = "raise", text_key: str = "auto") -> Dataset:
+    """Documents from text files or directories as ``text, source, line``; ``doc_format`` is one of
+    :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, a document a line otherwise)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = corpus_files(list(paths))
-    return build_dataset(_gen, CORPUS_FEATURES, files, on_error=on_error, doc_format=doc_format)
+    for path in files:
+        _file_format(path, doc_format)  # a wrong format fails here, before any file is read
+    return build_dataset(_gen, CORPUS_FEATURES, files, on_error=on_error, doc_format=doc_format, text_key=text_key)

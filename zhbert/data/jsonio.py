@@ -7,6 +7,7 @@ single top-level array (SMP2020-EWECT "virus"), yielding ``(line, value)``.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Iterator
 
 from ..errors import DataFormatError
@@ -85,6 +86,32 @@ class _LineCounter:
         self.line += self.text.count("\n", self.pos, pos)
         self.pos = pos
         return self.line
+
+
+#: the command that writes a JSON array (or records spread over several lines) as one object a line
+JQ_ONE_A_LINE = "jq -c '.[]' FILE > NEW_FILE"
+#: a line that starts as a JSON object does (``{"key":``): read as plain text, its keys and quotes become text
+_LOOKS_LIKE_JSON_OBJECT = re.compile(r'\s*\{\s*"[^"\n]{1,100}"\s*:')
+
+
+def looks_like_json_object(line: str) -> bool:
+    return bool(_LOOKS_LIKE_JSON_OBJECT.match(line))
+
+
+def json_line_record(line: str, name: str, lineno: int) -> dict:
+    """One line of a JSON-lines file as its object; anything else (an array, a record spread over
+    lines) is an error naming ``name:lineno``, with the command that writes one object a line."""
+    try:
+        record = json.loads(line)
+    except ValueError as e:
+        problem = f"not a JSON object on one line ({getattr(e, 'msg', e)}); JSON lines hold one object a line"
+        raise DataFormatError(name, lineno, f"{problem}: a JSON array or pretty-printed file becomes one with {JQ_ONE_A_LINE}") from None
+    except RecursionError:
+        raise DataFormatError(name, lineno, "JSON nested too deeply") from None
+    if not isinstance(record, dict):
+        hint = f": a JSON array becomes one object a line with {JQ_ONE_A_LINE}" if isinstance(record, list) else ""
+        raise DataFormatError(name, lineno, f"expected a JSON object, found {type(record).__name__}{hint}")
+    return record
 
 
 def require(record: Any, key: str, kind: type | tuple[type, ...], name: str, line: int) -> Any:

@@ -88,7 +88,20 @@ class PretrainConfig:
     seed: int = field(default=42, metadata=_help("seed of every random draw (fresh weights, masking, dropout): one seed repeats a run"))
     num_proc: int = field(default=2, metadata=_help("processes for word-boundary preprocessing"))
     max_docs: int | None = field(default=None, metadata=_help("use only the first N documents (tests, quick runs)"))
-    doc_format: str = field(default="line", metadata=_help("line or blank-line"))
+    doc_format: str = field(
+        default="auto",
+        metadata=_help(
+            "line (a document a line), blank-line (blank lines between documents), jsonl (a JSON object a line); "
+            "auto: jsonl for .jsonl/.json files, line otherwise"
+        ),
+    )
+    text_key: str = field(
+        default="auto",
+        metadata=_help(
+            "jsonl: the key of each record's text (auto: text, else content); keys joined by commas, "
+            "such as title,content, give a line each"
+        ),
+    )
     user_dict: str | None = field(default=None, metadata=_help("jieba user dictionary for word/entity units"))
     mask_rate: float = field(default=0.15, metadata=_help("share of units selected for prediction"))
     dataloader_workers: int = field(default=0, metadata=_help("processes that mask batches while the model trains (GPU runs)"))
@@ -315,7 +328,7 @@ def _prepared_corpus(cfg: PretrainConfig, tokenizer):
     else:
         from ..data import read_corpus
 
-        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format)
+        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format, text_key=cfg.text_key)
         if cfg.max_docs:
             corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
         sample = (row["text"] for row in corpus)  # read lazily: the check stops at its character budget
@@ -332,16 +345,17 @@ def prepare_corpus(
     masking: str = "wwm",
     tokenizer_from: str | None = None,
     num_proc: int = 2,
-    doc_format: str = "line",
+    doc_format: str = "auto",
     user_dict: str | None = None,
     max_docs: int | None = None,
+    text_key: str = "auto",
 ) -> dict:
     """Run the word-boundary pass once and write a portable ``*.zhcorpus`` file (``zhbert prepare-corpus``)."""
     from ..data import read_corpus
     from ..models_registry import resolve_model_path
 
     tokenizer = _init_tokenizer(str(resolve_model_path(tokenizer_from))) if tokenizer_from else build_tokenizer()
-    docs = read_corpus(corpus, doc_format=doc_format)
+    docs = read_corpus(corpus, doc_format=doc_format, text_key=text_key)
     if max_docs:
         docs = docs.select(range(min(max_docs, len(docs))))
     prepared = prepare(docs, tokenizer, masking, num_proc=num_proc, user_dict=user_dict)
