@@ -680,6 +680,7 @@ def load(
     web_units=True,
     criterion: str | None = None,
     local_files_only: bool = False,
+    pairs: bool = False,
 ):
     """A predictor for a bundled model (``"base"``, ``"electra"``, ``"cws"``, ``"cws-fast"``, ``"ner"``,
     ``"pos"``, ``"tagging"``, ``"matching"``), any local ``save_pretrained`` folder, or a Hugging Face model id
@@ -702,6 +703,12 @@ def load(
     it was trained with unless ``zhbert export --blend-criteria`` made a reading between them the
     default. ``zhbert/heads/criteria.py`` has the details.
 
+    A plain transformers classifier folder (``BertForTokenClassification`` or
+    ``BertForSequenceClassification``, as ``run_ner.py`` and ``run_glue.py`` save them; ERNIE, ALBERT and
+    Megatron-BERT too, and any type's token classifier) loads as zhbert's head of that shape, its labels
+    from ``id2label``: an NER or segmentation model by its tags (BIO, BIOES, BIOS, BMES), a classifier of
+    texts otherwise, or of ``(text_a, text_b)`` pairs with ``pairs=True``.
+
     ``backend="int8"`` (CPU only) runs the linear layers in int8 (dynamic quantisation): on the
     bundled ``cws``, 1.4-1.6x faster for -0.15 PKU word F1 (bench/LOG.md, "Inference against
     the CPU's limit"); answers can differ from the fp32 model's where it was unsure.
@@ -713,7 +720,10 @@ def load(
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if backend != "torch" and device not in (None, "cpu"):
         raise ValueError(f"backend={backend!r} runs on the CPU only, got device={device!r}")
-    predictor = _load(name_or_path, device, local_files_only)
+    predictor = _load(name_or_path, device, local_files_only, pairs)
+    if pairs and not isinstance(predictor, Matcher):
+        what = f"{name_or_path!r} loads as {type(predictor).__name__}"
+        raise ValueError(f"pairs=True reads a plain transformers sequence classifier as a matching model; {what}")
     if isinstance(predictor, _HeadPredictor) and predictor.head.kind == "token":
         predictor.use_web_units(web_units)
     elif web_units not in (True, False, None):
@@ -761,7 +771,7 @@ def _to_int8(model: torch.nn.Module) -> None:
         torch.ao.quantization.quantize_dynamic(model.eval(), {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
 
 
-def _load(name_or_path: str, device: str | None, local_files_only: bool = False):
+def _load(name_or_path: str, device: str | None, local_files_only: bool = False, pairs: bool = False):
     from .heads.pos import MARKER
 
     path = resolve_model_path(name_or_path, local_files_only)
@@ -786,6 +796,14 @@ def _load(name_or_path: str, device: str | None, local_files_only: bool = False)
         return MultiTask(model, tokenizer, path)
     if config.get("zhbert_head"):
         model = load_head(path)
+        if device:
+            model.to(device)
+        return _head_predictor_class(model.head)(model, tokenizer, path)
+    from .heads.io import load_plain_head, plain_head_settings
+
+    head = plain_head_settings(config, path / "config.json", pairs)
+    if head is not None:  # a plain transformers classifier (run_ner.py's, run_glue.py's): zhbert's head without its settings
+        model = load_plain_head(path, head)
         if device:
             model.to(device)
         return _head_predictor_class(model.head)(model, tokenizer, path)

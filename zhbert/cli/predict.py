@@ -178,6 +178,9 @@ def predict(
         "auto: jsonl for a .json or .jsonl file",
     ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl: the key holding the text"),
+    pairs: bool = typer.Option(
+        False, "--pairs", help="a plain transformers sequence classifier trained on sentence pairs: read a<TAB>b pairs"
+    ),
 ) -> None:
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
@@ -190,7 +193,7 @@ def predict(
     try:
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
-        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion)
+        pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion, pairs=pairs)
         if input_format not in ("auto", "lines", "jsonl"):
             _fail(f"--format must be auto, lines or jsonl, got {input_format!r}", code=2)
         jsonl = input_format == "jsonl" or (input_format == "auto" and Path(file).suffix.lower() in (".json", ".jsonl"))

@@ -276,6 +276,60 @@ def _check_folder(path: str | Path) -> Path:
     return path
 
 
+def plain_head_settings(config: dict, where: Path, pairs: bool = False) -> HeadConfig | None:
+    """The zhbert head a plain transformers classifier folder is (``*ForTokenClassification``, or a
+    pooled ``*ForSequenceClassification``, as ``run_ner.py`` and ``run_glue.py`` save them), read
+    from its ``architectures`` and ``id2label``; None for a folder that is no such classifier. A
+    classifier zhbert cannot compute (another head shape, or tags of no scheme) is refused by name."""
+    from ..encoders import check_encoder_type, plain_head_class
+    from ..tags import parse_tag
+
+    architectures = config.get("architectures") or []
+    if config.get("zhbert_head") or not isinstance(architectures, list) or len(architectures) != 1:
+        return None
+    model_type = check_encoder_type(config.get("model_type"), where)
+    name = architectures[0]
+    if not isinstance(name, str) or not name.endswith(("ForTokenClassification", "ForSequenceClassification")):
+        return None
+    kind = "token" if name.endswith("ForTokenClassification") else "pair" if pairs else "sequence"
+    if name != plain_head_class(model_type, kind):
+        raise _error(
+            where,
+            f"its {name} puts layers on [CLS] that zhbert's classifier does not have: open it with transformers' own "
+            "pipeline, or fine-tune its encoder with zhbert train (--encoder)",
+        )
+    id2label = config.get("id2label") or {}
+    try:
+        labels = [str(id2label[key]) for key in sorted(id2label, key=int)]
+    except (TypeError, ValueError):
+        raise _error(where, f"id2label {str(id2label)[:80]} is not numbered 0, 1, ...") from None
+    if not labels or sorted(map(int, id2label)) != list(range(len(labels))):
+        raise _error(where, f"id2label {str(id2label)[:80]} is not numbered 0, 1, ...")
+    if kind != "token":
+        return HeadConfig(kind=kind, labels=labels)
+    prefixes = {label.partition("-")[0] for label in labels if label != "O"}
+    if set(labels) <= set("BMES"):
+        scheme = "BMES-untyped"
+    elif "M" in prefixes:
+        scheme = "BMES"
+    elif prefixes & {"E", "S"}:
+        scheme = "BIOES"  # also B/I/S without E (CLUENER checkpoints): a span then ends at the next O or B
+    else:
+        scheme = "BIO"
+    try:
+        for label in labels:
+            parse_tag(label, scheme)
+    except ValueError as e:
+        shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
+        raise _error(where, f"its labels ({shown}) are no tag scheme zhbert reads: {e}") from None
+    return HeadConfig(kind="token", labels=labels, scheme=scheme)
+
+
+def load_plain_head(path: str | Path, head: HeadConfig) -> ZhBertForTask:
+    """A plain transformers classifier folder (:func:`plain_head_settings`) as zhbert's head, in eval mode."""
+    return load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model", head=head)
+
+
 def load_head(path: str | Path) -> ZhBertForTask:
     """Load a saved head (any of zhbert's heads) in eval mode."""
     model = load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model")
@@ -286,13 +340,16 @@ def load_head(path: str | Path) -> ZhBertForTask:
     return model
 
 
-def load_folder(cls, path: str | Path, settings: str, what: str):
+def load_folder(cls, path: str | Path, settings: str, what: str, head: HeadConfig | None = None):
     """A saved ``cls`` model (written on BERT; rebuilt on the folder's encoder type) in eval mode;
-    errors name the file: a folder without the ``settings`` entry in its config, or weights that do not load."""
+    errors name the file: a folder without the ``settings`` entry in its config, or weights that do not load.
+    ``head``: the settings of a folder saved without them (a plain transformers classifier)."""
     from ..encoders import on_encoder
 
     path = _check_folder(path)
     config = read_encoder_config(path)
+    if head is not None:
+        setattr(config, settings, head.to_dict())
     cls = on_encoder(cls, config.model_type)
     if not getattr(config, settings, None):
         raise _error(path / "config.json", f"no '{settings}' settings: this is not {what}")

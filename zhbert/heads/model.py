@@ -122,6 +122,8 @@ class TaskModel:
             d = self.bilstm.output_size + (d if head.bilstm_skip else 0)
         self.classifier = nn.Linear(d, head.num_outputs)
         self.crf = CRF(head.labels, head.scheme) if head.crf else None
+        if head.kind == "token":  # never reads the pooler, which a plain *ForTokenClassification folder does not save
+            self._keys_to_ignore_on_load_missing = {r"(^|\.)pooler\."}
         self.post_init()
         if head.mode == "frozen":
             self.freeze_encoder()

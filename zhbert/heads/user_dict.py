@@ -131,7 +131,6 @@ class ForcedWords:
         self.labels, self.scheme = list(labels), scheme
         self.typed = scheme != "BMES-untyped"
         self._index = {l: i for i, l in enumerate(self.labels)}
-        self._bio = SCHEMES[scheme.split("-")[0]]["end"] is None
         self._labels_of: dict[tuple[str | None, int], list[int]] = {}
         types = sorted({parse_tag(l, scheme)[1] for l in self.labels if l != "O"} - {None})
         self.size = len(dictionary)
@@ -254,9 +253,13 @@ class ForcedWords:
             a, b = bisect.bisect_right(ends, s), bisect.bisect_left(starts, e)
             if a >= b:
                 continue  # no token inside (e.g. a word of spaces)
-            rows.update(zip(range(a, b), self._word_labels(tag, b - a)))
-            if self._bio and b < len(offsets) and b not in rows:
-                rows[b] = -1 - self._index[f"I-{tag}" if tag else "I"]  # the token after the entity must not continue it
+            labels = self._word_labels(tag, b - a)
+            rows.update(zip(range(a, b), labels))
+            inside = f"I-{tag}" if tag else "I"
+            # a word that ends on B- or I- (BIO; B/I/S taggers without E) is closed by no tag of its own:
+            # the token after it must not continue it
+            if self.labels[labels[-1]].partition("-")[0] in ("B", "I") and inside in self._index and b < len(offsets) and b not in rows:
+                rows[b] = -1 - self._index[inside]
         if not rows:
             return NO_CONSTRAINTS
         tokens = np.fromiter(sorted(rows), dtype=np.int64, count=len(rows))
@@ -274,10 +277,14 @@ class ForcedWords:
         if key not in self._labels_of:
             spec = SCHEMES[self.scheme.split("-")[0]]
             name = (lambda p: p) if tag is None else (lambda p: f"{p}-{tag}")
+
+            def held(prefix: str | None) -> str | None:  # a tagger of B/I/S tags without E (CLUENER's) has no E-TYPE
+                return prefix if prefix and name(prefix) in self._index else None
+
             if n == 1:
-                wanted = [name(spec["single"] or spec["begin"])]
+                wanted = [name(held(spec["single"]) or spec["begin"])]
             else:
-                wanted = [name(spec["begin"])] + [name(spec["inside"])] * (n - 2) + [name(spec["end"] or spec["inside"])]
+                wanted = [name(spec["begin"])] + [name(spec["inside"])] * (n - 2) + [name(held(spec["end"]) or spec["inside"])]
             self._labels_of[key] = [self._index[label] for label in wanted]
         return self._labels_of[key]
 
