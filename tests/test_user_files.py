@@ -324,7 +324,8 @@ def test_clue_json_lines_train_tagging_and_matching(tmp_path, datasets_dir):
     assert sorted(r["text"] for r in data.train + data.dev) == sorted(p["content"] for p in posts)
 
     bad = (
-        ('{"text": "今天真开心", "label": ["happiness", "like"]}', "2: 'label' is a list of labels: each text takes one label"),
+        ('{"text": "今天真开心", "label": ["happiness", ""]}', "2: 'label' lists an empty label"),
+        ('{"text": "今天真开心", "label": {"happiness": 1}}', "2: 'label' is {'happiness': 1}, not a class"),
         ('{"text": "今天真开心", "label": null}', "2: 'label' is null: a record without its label"),
         ('{"text": ["今天", "真开心"], "label": "like"}', "2: 'text' is list, expected a text"),
         ('{"content": "今天真开心", "label": "like"}', "2: no key 'text' \\(the first record's text\\)"),
@@ -356,3 +357,41 @@ def test_a_pair_csv_named_as_clue_names_its_columns(tmp_path, pairs_tsv):
     pairs = "the two texts of a pair are read from text_a/text_b, sentence1/sentence2"
     with pytest.raises(DataFormatError, match=rf"{path}:1: no column 'text_a' in 'a, b, label'; {pairs}"):
         task_data_from_files("matching", str(path))
+
+
+def test_a_multi_label_file_trains_a_multi_label_tagger(tmp_path, datasets_dir, tiny_encoder):
+    """NLPCC-2014's Weibo posts with a primary and a secondary emotion, as users write several labels of
+    a text: a JSON list, or one cell cut at --label-separator. Once refused as "a list of labels" (JSON)
+    or trained as one class per combination ("like,disgust"); now a sigmoid head with tuned thresholds."""
+    from zhbert.data import read_nlpcc2014_emotion
+
+    posts = read_nlpcc2014_emotion(str(datasets_dir / "nlpcc2014_weibo_emotion" / "ExpressionTest.xml")).select(range(160))
+    names = posts.features["labels"].feature.int2str
+    rows = [(text, [names(i) for i in labels]) for text, labels in zip(posts["text"], posts["labels"])]
+    assert any(len(labels) == 2 for _, labels in rows) and any(len(labels) == 1 for _, labels in rows)
+    jsonl = tmp_path / "emotions.jsonl"
+    jsonl.write_text("".join(json.dumps({"text": t, "label": labels}, ensure_ascii=False) + "\n" for t, labels in rows), encoding="utf-8")
+    data = task_data_from_files("tagging", str(jsonl))
+    assert data.multi_label and data.labels == sorted({label for _, labels in rows for label in labels})
+    got = {r["text"]: sorted(data.labels[i] for i in r["labels"]) for r in data.train + data.dev}
+    assert got == {t: sorted(labels) for t, labels in rows}
+    several = sum(len(labels) > 1 for _, labels in rows)
+    assert f"multi-label: {len(data.labels)} labels, {several} of 160 texts with several; thresholds tuned on the dev split" in data.notes
+    tsv = tmp_path / "emotions.tsv"
+    tsv.write_text("".join(f"{t}\t{','.join(labels)}\n" for t, labels in rows), encoding="utf-8")
+    assert task_data_from_files("tagging", str(tsv), label_separator=",").train == data.train
+    assert not task_data_from_files("tagging", str(tsv)).multi_label  # without the separator a cell is one label, as before
+    r = _train("tagging", jsonl, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert len(record["metrics"]["thresholds"]) == len(data.labels) and 0 <= record["metrics"]["test"]["micro_f1"] <= 1
+    tagger = zhbert.load(str(tmp_path / "run" / "model"))
+    assert tagger.head.multi_label and all(x.label in data.labels for x in tagger(rows[0][0]).scores)
+    pair_tsv = tmp_path / "pairs.tsv"
+    pair_tsv.write_text("花呗怎么还款\t花呗如何还钱\t1\n今天天气怎么样\t北京在哪里\t0\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="--label-separator splits a cell into several labels of one text"):
+        task_data_from_files("matching", str(pair_tsv), label_separator=",")
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text('{"sentence1": "花呗怎么还款", "sentence2": "花呗如何还钱", "label": ["1", "0"]}\n', encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{pairs}:1: 'label' is a list of labels: a pair takes one label"):
+        task_data_from_files("matching", str(pairs))

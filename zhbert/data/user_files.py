@@ -301,7 +301,13 @@ def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[
     return rows
 
 
-def _json_label(value, key: str, path: str, line: int) -> str:
+def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[str]:
+    """A record's label as text; a list of them (several labels of one text) for ``tagging``."""
+    if isinstance(value, list) and task == "tagging":
+        labels = [_json_label(v, key, path, line, "one") for v in value]
+        if not all(labels):
+            raise DataFormatError(path, line, f"{key!r} lists an empty label")
+        return labels
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, bool):
@@ -310,7 +316,11 @@ def _json_label(value, key: str, path: str, line: int) -> str:
         return str(int(value))
     if value is None:
         raise DataFormatError(path, line, f"{key!r} is null: a record without its label cannot train or score a model")
-    what = "a list of labels: each text takes one label" if isinstance(value, list) else f"{value!r}, not a class"
+    what = (
+        "a list of labels: a pair takes one label"
+        if isinstance(value, list) and task == "matching"
+        else f"{repr(value)[:80]}, not a class"
+    )
     raise DataFormatError(path, line, f"{key!r} is {what}")
 
 
@@ -337,7 +347,7 @@ def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: lis
             cells.append(value.strip())
         if label_column not in record:
             raise DataFormatError(path, line, f"no key {label_column!r}: a record without its label cannot train or score a model")
-        label = _json_label(record[label_column], label_column, path, line)
+        label = _json_label(record[label_column], label_column, path, line, task)
         if label == NO_GOLD_LABEL:
             no_gold.append(line)
             continue
@@ -373,15 +383,24 @@ def _without_header(path: str, rows: list[tuple[int, list[str]]], notes: list[st
 
 
 def _labelled(
-    path: str, task: str, fmt: str, text_column: str, label_column: str, notes: list[str] | None = None
-) -> list[tuple[int, list[str]]]:
+    path: str, task: str, fmt: str, text_column: str, label_column: str, notes: list[str] | None = None, label_separator: str = ""
+) -> list[tuple[int, list]]:
+    """``(line, [text, label])`` or ``(line, [text_a, text_b, label])``; a label is a list of labels
+    where the text has several (a JSON list, or a cell cut at ``label_separator``)."""
     columns = 2 if task == "tagging" else 3
     if fmt == "tsv":
         rows = _without_header(path, _tsv(path, columns), notes)
     else:
         rows = (_csv if fmt == "csv" else _jsonl)(path, task, text_column, label_column, notes)
+    if label_separator and fmt != "jsonl":
+        if task != "tagging":
+            raise ValueError("--label-separator splits a cell into several labels of one text (tagging); a pair takes one label")
+        rows = [
+            (lineno, [*cells[:-1], [label.strip() for label in cells[-1].split(label_separator) if label.strip()]])
+            for lineno, cells in rows
+        ]
     for lineno, cells in rows:
-        if not all(cells):
+        if not all(cells[:-1]) or cells[-1] == "":  # an empty list is a text none of the labels applies to
             raise DataFormatError(path, lineno, "an empty text or label")
     if not rows:
         raise DataFormatError(path, None, "no rows")
@@ -403,10 +422,21 @@ def _check_labels_are_labels(path: str, rows: list[tuple[int, list[str]]], label
     raise DataFormatError(path, None, f"{len(labels):,} labels in {len(rows):,} rows: the label column holds texts, not labels{swapped}")
 
 
-def _indexed(rows, labels: list[str], path: str, task: str, whose: str = "the training file's labels") -> list[dict]:
+def _indexed(
+    rows, labels: list[str], path: str, task: str, whose: str = "the training file's labels", multi_label: bool = False
+) -> list[dict]:
     index = {label: i for i, label in enumerate(labels)}
     out = []
     for lineno, cells in rows:
+        if multi_label:
+            given = cells[-1] if isinstance(cells[-1], list) else [cells[-1]]
+            unknown = [label for label in given if label not in index]
+            if unknown:
+                raise DataFormatError(path, lineno, f"label {unknown[0]!r} is not in {whose} ({', '.join(labels)})")
+            out.append({"text": cells[0], "labels": sorted({index[label] for label in given})})
+            continue
+        if isinstance(cells[-1], list):
+            raise DataFormatError(path, lineno, f"labels {cells[-1]!r}: {whose} give each text one label")
         if cells[-1] not in index:
             raise DataFormatError(path, lineno, f"label {cells[-1]!r} is not in {whose} ({', '.join(labels)})")
         if task == "tagging":
@@ -425,12 +455,16 @@ def labelled_rows(
     text_column: str = "text",
     label_column: str = "label",
     notes: list[str] | None = None,
+    label_separator: str = "",
+    multi_label: bool = False,
 ) -> list[dict]:
     """The rows of a ``tagging`` or ``matching`` file (formats above), each label an index of
-    ``labels``: a label not among them is an error at its line, naming ``whose`` labels they are.
-    What was read otherwise than as a row (a TSV header) is said in ``notes``."""
+    ``labels`` (``multi_label``: a list of them, ``"labels"``): a label not among them is an error
+    at its line, naming ``whose`` labels they are. What was read otherwise than as a row (a TSV
+    header) is said in ``notes``."""
     fmt = _format(task, path, file_format)
-    return _indexed(_labelled(path, task, fmt, text_column, label_column, notes), labels, path, task, whose)
+    rows = _labelled(path, task, fmt, text_column, label_column, notes, label_separator)
+    return _indexed(rows, labels, path, task, whose, multi_label)
 
 
 # --- the splits ------------------------------------------------------------------------------------
@@ -452,6 +486,7 @@ def task_data_from_files(
     seed: int = 42,
     text_column: str = "text",
     label_column: str = "label",
+    label_separator: str = "",
 ):
     """A :class:`~zhbert.data.tasks.TaskData` from the user's files (module docstring)."""
     from .tasks import TaskData
@@ -464,7 +499,7 @@ def task_data_from_files(
             raise FileNotFoundError(f"{path}: --{role}-file not found" if Path(path).exists() is False else f"{path}: not a file")
     fmt = _format(task, train_file, file_format)
     notes = [f"train: {train_file} ({fmt})"]
-    scheme = None
+    scheme, multi_label = None, False
     if task == "ner":
         train, scheme = _ner_rows(train_file, fmt, notes)
         types = sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
@@ -501,15 +536,33 @@ def task_data_from_files(
                 raise DataFormatError(path, None, f"tags {unknown} are not in the training file's ({len(types)} tags)")
             return rows
     else:
-        raw = _labelled(train_file, task, fmt, text_column, label_column, notes)
-        labels = sorted({cells[-1] for _, cells in raw})
+        raw = _labelled(train_file, task, fmt, text_column, label_column, notes, label_separator)
+        multi_label = any(isinstance(cells[-1], list) for _, cells in raw)
+        labels = sorted({label for _, cells in raw for label in (cells[-1] if isinstance(cells[-1], list) else [cells[-1]])})
         if len(labels) < 2:
-            raise DataFormatError(train_file, None, f"one label only ({labels[0]!r}): a classifier needs at least two")
-        _check_labels_are_labels(train_file, raw, labels, fmt)
-        train = _indexed(raw, labels, train_file, task)
+            raise DataFormatError(train_file, None, f"one label only ({labels[0] if labels else ''!r}): a classifier needs at least two")
+        if multi_label:
+            several = sum(isinstance(cells[-1], list) and len(cells[-1]) > 1 for _, cells in raw)
+            notes.append(
+                f"multi-label: {len(labels)} labels, {several:,} of {len(raw):,} texts with several; thresholds tuned on the dev split"
+            )
+        else:
+            _check_labels_are_labels(train_file, raw, labels, fmt)
+        train = _indexed(raw, labels, train_file, task, multi_label=multi_label)
 
         def read(path):
-            return labelled_rows(task, path, labels, "the training file's labels", file_format, text_column, label_column, notes)
+            return labelled_rows(
+                task,
+                path,
+                labels,
+                "the training file's labels",
+                file_format,
+                text_column,
+                label_column,
+                notes,
+                label_separator,
+                multi_label,
+            )
 
     if validation_file:
         dev = read(validation_file)
@@ -524,6 +577,10 @@ def task_data_from_files(
     else:
         test, eval_split = dev, "dev"
         notes.append("no --test-file: scored on the dev split")
+        if multi_label:
+            notes.append("its thresholds were tuned on that split too: --test-file gives a figure they were not fitted to")
     name = f"{task}-{Path(train_file).stem}"
     words = {w for r in train for w in r["words"]} if task in ("cws", "pos") else None
-    return TaskData(name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words)
+    return TaskData(
+        name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words, multi_label=multi_label
+    )

@@ -36,6 +36,10 @@ class RecipeArguments:
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
     text_column: str = field(default="text", metadata={"help": "tagging CSV or JSON: the text column (default: text, sentence or content)"})
     label_column: str = field(default="label", metadata={"help": "tagging and matching CSV or JSON: the label column"})
+    label_separator: str = field(
+        default="",
+        metadata={"help": "tagging TSV or CSV: what separates several labels of one text in its cell (e.g. ','): a multi-label file"},
+    )
     encoder: str = field(
         default="electra",
         metadata={

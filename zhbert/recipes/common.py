@@ -60,7 +60,7 @@ def load_splits(args: RecipeArguments, task: str):
 
         data = task_data_from_files(
             task, args.train_file, args.validation_file, args.test_file, args.format, args.validation_share, args.seed,
-            args.text_column, args.label_column,
+            args.text_column, args.label_column, args.label_separator,
         )  # fmt: skip
     elif args.validation_file or args.test_file:
         raise ValueError("--validation-file and --test-file come with --train-file (your own data); a --dataset has its own splits")
