@@ -65,6 +65,9 @@ def test_a_plain_token_classifier_tags_as_transformers_does_with_offsets(tokeniz
         assert all(text[s.start : s.end] == s.text for s in spans)
         found += len(spans)
     assert found > 0
+    info = subprocess.run([sys.executable, "-m", "zhbert", "info", str(folder)], capture_output=True, text=True, timeout=300)
+    head = json.loads(info.stdout)["task_head"]  # which types a user dictionary may name
+    assert head == {"kind": "token", "labels": CLUENER_TAGS, "scheme": "BIOES", "types": ["address", "company", "name"]}
     listed = zhbert.load(str(folder), user_dict=["人民日报\tcompany"])("人民日报发表社论")
     assert ("人民日报", "company") in [(s.text, s.label) for s in listed]
 
@@ -105,6 +108,8 @@ def test_plain_classifiers_zhbert_cannot_compute_are_refused_by_name(tokenizer, 
         ModelLoadError, match=rf"{old_style / 'config.json'}: its labels \(O, B-PER, I-PER, X, \[CLS\], \[SEP\]\) are no tag scheme"
     ):
         zhbert.load(str(old_style))
+    info = subprocess.run([sys.executable, "-m", "zhbert", "info", str(old_style)], capture_output=True, text=True, timeout=300)
+    assert json.loads(info.stdout)["task_head"].startswith(f"not read by zhbert.load: {old_style / 'config.json'}: its labels")
     unnamed = tmp_path / "unnamed"  # id2label left at transformers' LABEL_0, LABEL_1, ...
     _stock(BertForTokenClassification, tokenizer, unnamed, ["LABEL_0", "LABEL_1", "LABEL_2"])
     with pytest.raises(ModelLoadError, match="its labels \\(LABEL_0, LABEL_1, LABEL_2\\) are no tag scheme"):

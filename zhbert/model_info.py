@@ -77,7 +77,7 @@ def describe(name_or_path: str) -> dict:
         "parameters": count_parameters(model),
         **criteria,
         **soup,
-        **_task_heads(config),
+        **_task_heads(config, path),
     }
 
 
@@ -94,13 +94,23 @@ def _head_summary(head: dict) -> dict:
     return out
 
 
-def _task_heads(config) -> dict:
-    """``task_head`` for a task folder, ``task_heads`` by name for a multi-task one; nothing for an encoder."""
+def _task_heads(config, path) -> dict:
+    """``task_head`` for a task folder (a plain transformers classifier's as zhbert reads it, or why it
+    does not), ``task_heads`` by name for a multi-task one; nothing for an encoder."""
+    from .errors import ModelLoadError
+    from .heads.io import plain_head_settings
+
     many = getattr(config, "zhbert_heads", None)
     if many:
         return {"task_heads": {name: _head_summary(h) for name, h in many.items()}}
     head = getattr(config, "zhbert_head", None)
-    return {"task_head": _head_summary(head)} if head else {}
+    if head:
+        return {"task_head": _head_summary(head)}
+    try:
+        plain = plain_head_settings(config.to_dict(), path / "config.json")
+    except ModelLoadError as e:
+        return {"task_head": f"not read by zhbert.load: {e}"}
+    return {"task_head": _head_summary(plain.to_dict())} if plain else {}
 
 
 def _never_emitted(path, vocab_size: int) -> dict:
