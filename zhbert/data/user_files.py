@@ -36,7 +36,7 @@ from .source import iter_lines, read_text
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FORMATS", "task_data_from_files", "read_entity_json", "labelled_rows", "text_names"]
+__all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
     "ner": ("conll", "jsonl"),
@@ -317,9 +317,7 @@ def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[
     if value is None:
         raise DataFormatError(path, line, f"{key!r} is null: a record without its label cannot train or score a model")
     what = (
-        "a list of labels: a pair takes one label"
-        if isinstance(value, list) and task == "matching"
-        else f"{repr(value)[:80]}, not a class"
+        "a list of labels: a pair takes one label" if isinstance(value, list) and task == "matching" else f"{repr(value)[:80]}, not a class"
     )
     raise DataFormatError(path, line, f"{key!r} is {what}")
 
@@ -583,4 +581,53 @@ def task_data_from_files(
     words = {w for r in train for w in r["words"]} if task in ("cws", "pos") else None
     return TaskData(
         name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words, multi_label=multi_label
+    )
+
+
+def test_data_from_file(
+    task: str,
+    test_file: str,
+    head,
+    model: str,
+    file_format: str = "auto",
+    text_column: str = "text",
+    label_column: str = "label",
+    label_separator: str = "",
+):
+    """A :class:`~zhbert.data.tasks.TaskData` holding the whole of ``test_file`` to score the saved
+    ``model`` (its :class:`~zhbert.heads.HeadConfig` ``head``) on, read against the model's labels
+    and in their order: a type, tag or label the model does not have is an error at its line."""
+    from ..tags import entity_types, spans_to_tags, tags_to_spans
+    from .tasks import TaskData
+
+    if not Path(test_file).is_file():
+        raise FileNotFoundError(f"{test_file}: --test-file not found" if not Path(test_file).exists() else f"{test_file}: not a file")
+    fmt = _format(task, test_file, file_format)
+    whose = f"{model}'s labels"
+    notes = [f"test: {test_file} ({fmt}), the whole file, read against {model}'s labels"]
+    scheme = head.scheme
+    if task == "ner":
+        rows, their_scheme = _ner_rows(test_file, fmt, notes)
+        known = entity_types(head.labels)
+        unknown = sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"} - set(known))
+        if unknown:
+            raise DataFormatError(test_file, None, f"entity types {unknown} are not among {model}'s ({', '.join(known)})")
+        if their_scheme != scheme:  # spans are spans: re-tag in the model's scheme
+            rows = [
+                {"text": r["text"], "tags": spans_to_tags(len(r["text"]), tags_to_spans(r["tags"], their_scheme), scheme)} for r in rows
+            ]
+    elif task == "cws":
+        rows = _cws_rows(test_file)
+    elif task == "pos":
+        rows = _pos_rows(test_file)
+        known = {label.split("-", 1)[1] for label in head.labels if "-" in label}
+        unknown = sorted({p for r in rows for p in r["pos"]} - known)
+        if unknown:
+            raise DataFormatError(test_file, None, f"tags {unknown} are not among {model}'s ({len(known)} tags)")
+    else:
+        rows = labelled_rows(
+            task, test_file, head.labels, whose, file_format, text_column, label_column, notes, label_separator, head.multi_label
+        )
+    return TaskData(
+        f"{task}-{Path(test_file).stem}", list(head.labels), [], [], rows, scheme=scheme, multi_label=head.multi_label, notes=notes
     )

@@ -325,6 +325,39 @@ def plain_head_settings(config: dict, where: Path, pairs: bool = False) -> HeadC
     return HeadConfig(kind="token", labels=labels, scheme=scheme)
 
 
+def saved_head_settings(path: str | Path, pairs: bool = False) -> HeadConfig:
+    """The head of a saved task folder, zhbert's or a plain transformers classifier's (read as a pair
+    classifier with ``pairs``), from its ``config.json`` alone (no weights); a folder that is no task
+    model is an error naming it."""
+    from ..model_folder import no_config_problem, read_config
+    from ..models_registry import POS_MARKER
+
+    path = Path(path)
+    if (path / POS_MARKER).is_file():
+        raise _error(path, "a part-of-speech head over a segmenter (zhbert.load reads it), not a task model a recipe scores")
+    if not (path / "config.json").is_file():
+        raise ModelLoadError(no_config_problem(path))
+    config = read_config(path)
+    if config.get("zhbert_head"):
+        try:
+            return HeadConfig.from_dict(dict(config["zhbert_head"]))
+        except (TypeError, ValueError) as e:
+            raise _error(path / "config.json", f"its zhbert_head settings are not a head: {e}") from None
+    head = plain_head_settings(config, path / "config.json", pairs)
+    if head is None:
+        raise _error(path / "config.json", "no 'zhbert_head' settings and no classifier: this is not a task model")
+    return head
+
+
+def load_saved_head(path: str | Path, pairs: bool = False) -> ZhBertForTask:
+    """:func:`load_head`, or a plain transformers classifier folder read as zhbert's head (of pairs with ``pairs``)."""
+    from ..model_folder import read_config
+
+    if read_config(Path(path)).get("zhbert_head"):
+        return load_head(path)
+    return load_plain_head(path, saved_head_settings(path, pairs))
+
+
 def load_plain_head(path: str | Path, head: HeadConfig) -> ZhBertForTask:
     """A plain transformers classifier folder (:func:`plain_head_settings`) as zhbert's head, in eval mode."""
     return load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model", head=head)

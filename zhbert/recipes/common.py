@@ -17,6 +17,7 @@ import torch
 
 from ..heads import HeadConfig, ZhBertForTask, load_head, new_head, save_head, window_size
 from ..heads.inputs import token_tags_from_chars
+from ..heads.io import load_saved_head
 from ..options import flag as option_flag
 from ..tags import entity_types
 from ..tokenizer import encode, load_tokenizer
@@ -55,7 +56,21 @@ def load_splits(args: RecipeArguments, task: str):
     """The dataset's splits, cut to ``--max-train-samples`` / ``--max-eval-samples``."""
     from ..data.tasks import load_task_data
 
-    if args.train_file:
+    if args.evaluate_only and (args.train_file or args.validation_file):
+        given = "--train-file" if args.train_file else "--validation-file"
+        raise ValueError(
+            f"{given} is read to train; --evaluate-only {args.evaluate_only} trains nothing: "
+            "give the file to score as --test-file (the whole file is scored)"
+        )
+    if args.evaluate_only and args.test_file:
+        from ..data.user_files import test_data_from_file
+        from ..heads.io import saved_head_settings
+
+        head = saved_head_settings(_encoder_path(args.evaluate_only), pairs=task == "matching")
+        data = test_data_from_file(
+            task, args.test_file, head, args.evaluate_only, args.format, args.text_column, args.label_column, args.label_separator
+        )
+    elif args.train_file:
         from ..data.user_files import task_data_from_files
 
         data = task_data_from_files(
@@ -63,9 +78,14 @@ def load_splits(args: RecipeArguments, task: str):
             args.text_column, args.label_column, args.label_separator,
         )  # fmt: skip
     elif args.validation_file or args.test_file:
-        raise ValueError("--validation-file and --test-file come with --train-file (your own data); a --dataset has its own splits")
+        raise ValueError(
+            "--validation-file and --test-file come with --train-file (your own data), or --test-file with --evaluate-only MODEL "
+            "(a saved model scored on your file); a --dataset has its own splits"
+        )
     else:
         data = load_task_data(task, args.dataset)
+        if args.evaluate_only:
+            data = _in_model_order(data, args.evaluate_only)
     if args.score_on not in ("test", "dev"):
         raise ValueError(f"--score-on must be test or dev, got {args.score_on!r}")
     if args.add_dev_to_train:
@@ -93,6 +113,32 @@ def load_splits(args: RecipeArguments, task: str):
         test=subsample(data.test, n),
         extra_test=subsample(data.extra_test, n),
     )
+
+
+def _in_model_order(data, model: str):
+    """``data`` with its labels in the order of the saved ``model``'s, each row's label index mapped: a
+    classifier's scores compare indices, and a dataset's order need not be the model's. A label the
+    model lacks is an error naming both lists. Token tasks compare tags by name and keep theirs."""
+    from ..heads.io import saved_head_settings
+
+    head = saved_head_settings(_encoder_path(model))
+    if head.kind == "token" or list(data.labels) == list(head.labels):
+        return data
+    missing = [label for label in data.labels if label not in head.labels]
+    if missing:
+        raise ValueError(f"{data.name}'s labels {missing} are not among {model}'s ({', '.join(head.labels)})")
+    to_model = [head.labels.index(label) for label in data.labels]
+
+    def mapped(rows):
+        if data.multi_label:
+            return [{**r, "labels": sorted(to_model[i] for i in r["labels"])} for r in rows]
+        return [{**r, "label": to_model[r["label"]]} for r in rows]
+
+    note = f"labels read in {model}'s order ({', '.join(head.labels)})"
+    return replace(
+        data, labels=list(head.labels), train=mapped(data.train), dev=mapped(data.dev), test=mapped(data.test),
+        extra_test=mapped(data.extra_test), notes=[*data.notes, note],
+    )  # fmt: skip
 
 
 def _with_dev_in_train(args: RecipeArguments, data):
@@ -373,7 +419,7 @@ def prepare_model(args: RecipeArguments, head: HeadConfig) -> tuple[ZhBertForTas
         if args.criteria:
             raise ValueError(f"--criteria is a training option: {args.evaluate_only} reads the criteria it was trained with from its head")
         folder = _encoder_path(args.evaluate_only)  # a folder, or a bundled model's name ("ner")
-        model = load_head(folder)
+        model = load_saved_head(folder, pairs=head.kind == "pair")  # zhbert's, or a plain transformers classifier's
         model.head = evaluated_head(args, model.head, args.evaluate_only)
         return model, load_tokenizer(folder)
     if args.carry_output_layer and args.random_init:

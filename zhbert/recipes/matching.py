@@ -72,7 +72,8 @@ def evaluate(args: RecipeArguments, data, model, tokenizer) -> tuple[dict, str]:
         headline = "pearson"
     else:
         metrics = classification_scores(gold, scores.argmax(-1).tolist(), len(data.labels))
-        majority = Counter(r["label"] for r in data.train).most_common(1)[0][0]
-        metrics["majority_baseline"] = classification_scores(gold, [majority] * len(gold), len(data.labels))
+        if data.train:  # a saved model scored on a file of the user's has no training set to take the majority of
+            majority = Counter(r["label"] for r in data.train).most_common(1)[0][0]
+            metrics["majority_baseline"] = classification_scores(gold, [majority] * len(gold), len(data.labels))
         headline = "accuracy"
     return metrics, headline
