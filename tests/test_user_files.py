@@ -448,3 +448,34 @@ def test_a_dataset_scored_by_a_model_whose_labels_come_in_another_order(tmp_path
     assert [mapped.labels[r["label"]] for r in mapped.test] == [data.labels[r["label"]] for r in rows]
     with pytest.raises(ValueError, match=r"mine's labels \['sad'\] are not among .*'s \(happy, angry, neutral\)"):
         _in_model_order(TaskData("mine", ["angry", "sad"], rows, rows, rows), str(folder))
+
+
+def test_a_conll_file_of_words_tags_each_character_within_its_entity(tmp_path, peoples_daily):
+    """People's Daily words with their nr/ns/nt names written as word-level CoNLL (``江泽民 B-PER``), the
+    form NER files converted from segmented text take: once refused line by line as "expected one
+    character per line", now read with --format conll-words, in BIO or BIOES, with the hint in the error."""
+    types = {"nr": "PER", "ns": "LOC", "nt": "ORG"}
+    sentences = peoples_daily.select(range(40))
+    bio, bioes, expected = [], [], []
+    for words, pos in zip(sentences["words"], sentences["pos"]):
+        tags = [types.get(p) for p in pos]
+        bio += [f"{w} {'B-' + t if t else 'O'}\n" for w, t in zip(words, tags)] + ["\n"]
+        bioes += [f"{w} {'S-' + t if t else 'O'}\n" for w, t in zip(words, tags)] + ["\n"]
+        expected.append(
+            (
+                "".join(words),
+                [tag for w, t in zip(words, tags) for tag in ([f"B-{t}"] + [f"I-{t}"] * (len(w) - 1) if t else ["O"] * len(w))],
+            )
+        )
+    assert sum(t != "O" for _, tags in expected for t in tags) > 20
+    for name, lines in (("bio.conll", bio), ("bioes.conll", bioes)):
+        path = tmp_path / name
+        path.write_text("".join(lines), encoding="utf-8")
+        with pytest.raises(DataFormatError, match=f"{path}:1: expected one character per line, found .*--format conll-words"):
+            task_data_from_files("ner", str(path))
+        data = task_data_from_files("ner", str(path), file_format="conll-words", validation_share=0.1)
+        assert sorted((r["text"], r["tags"]) for r in data.train + data.dev) == sorted(expected)
+    broken = tmp_path / "broken.conll"
+    broken.write_text("江泽民 B-PER\n主席 O\n\n北京 I-LOC\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{broken}:4: I-LOC follows O; I-X must continue B-X or I-X \\(words tagged in BIO\\)"):
+        task_data_from_files("ner", str(broken), file_format="conll-words")

@@ -4,7 +4,8 @@
 Formats, by task (``auto`` picks by the file's extension, and for NER JSON by each record's shape):
 
 * ``ner``: ``conll`` - one character and its tag per line, a blank line between sentences, BIO,
-  BIOES or BMES (detected); ``jsonl`` - one JSON object per line (or one array), each either
+  BIOES or BMES (detected); ``conll-words`` - the same with a word a line, each of its characters
+  tagged within its entity; ``jsonl`` - one JSON object per line (or one array), each either
   CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
@@ -39,7 +40,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "jsonl"),
+    "ner": ("conll", "conll-words", "jsonl"),
     "cws": ("words",),
     "pos": ("wordtag",),
     "tagging": ("tsv", "csv", "jsonl"),
@@ -161,11 +162,63 @@ def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = Non
 def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list[dict], str]:
     if fmt == "jsonl":
         return _spans_to_rows(read_entity_json(path), path, notes), "BIO"
+    if fmt == "conll-words":
+        return _word_tagged_rows(path), "BIO"
     from . import read_char_tagged
     from .tasks import char_tag_rows
 
-    ds = read_char_tagged(path, scheme="auto")
+    try:
+        ds = read_char_tagged(path, scheme="auto")
+    except DataFormatError as e:
+        if "expected one character per line" in str(e):  # a word and its tag a line: a format of its own
+            raise DataFormatError(path, e.line, f"{e.problem}; a file of words and their tags reads with --format conll-words") from None
+        raise
     return char_tag_rows(ds), _scheme_of(ds)
+
+
+def _word_tagged_rows(path: str) -> list[dict]:
+    """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line between sentences): each
+    word's characters tagged within its entity, in BIO. Its tags are BIO, BIOES or BMES (detected),
+    checked as a sequence of words: an ``I-`` that continues nothing is an error at its line."""
+    from ..tags import check_sequence, detect_scheme, spans_to_tags, tags_to_spans
+
+    sentences: list[tuple[list[str], list[str], list[int]]] = []
+    words: list[str] = []
+    tags: list[str] = []
+    lines: list[int] = []
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            if words:
+                sentences.append((words, tags, lines))
+                words, tags, lines = [], [], []
+            continue
+        parts = line.split()
+        if len(parts) != 2:
+            raise DataFormatError(path, lineno, f"expected 2 columns (word tag), found {len(parts)}: {clip(line)}")
+        if sum(map(len, words)) > MAX_LINE_CHARS:
+            raise DataFormatError(
+                path, lines[0], f"a sentence of more than {MAX_LINE_CHARS:,} characters: end each sentence with a blank line"
+            )
+        words.append(parts[0])
+        tags.append(parts[1])
+        lines.append(lineno)
+    if words:
+        sentences.append((words, tags, lines))
+    if not sentences:
+        raise DataFormatError(path, None, "no sentences")
+    scheme = detect_scheme({t for _, sentence_tags, _ in sentences for t in sentence_tags})
+    rows = []
+    for words, tags, lines in sentences:
+        bad = check_sequence(tags, scheme)
+        if bad is not None:
+            raise DataFormatError(path, lines[bad[0]], f"{bad[1]} (words tagged in {scheme})")
+        starts = [0]
+        for word in words:
+            starts.append(starts[-1] + len(word))
+        text = "".join(words)
+        spans = [(typ, starts[a], starts[b]) for typ, a, b in tags_to_spans(tags, scheme)]
+        rows.append({"text": text, "tags": spans_to_tags(len(text), spans, "BIO")})
+    return rows
 
 
 def _scheme_of(ds) -> str:

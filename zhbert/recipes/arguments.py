@@ -29,7 +29,7 @@ class RecipeArguments:
     format: str = field(
         default="auto",
         metadata={
-            "help": "with --train-file: ner conll|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; "
+            "help": "with --train-file: ner conll|conll-words|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; "
             "tagging and matching tsv|csv|jsonl (CLUE's JSON lines); auto: by extension"
         },
     )
