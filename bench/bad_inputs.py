@@ -41,10 +41,23 @@ EWECT = "label\ttext_a\n1\t气死姐姐了，快二是阵亡了吗\n2\t妞妞啊
 CLUE = '{"id": 0, "content": "今天真开心", "label": "happiness"}\n{"id": 1, "content": "气死了", "label": "anger"}\n'
 PD = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n中共中央/nt  总书记/n  江/nr  泽民/nr\n"
 SEG = "迈向  充满  希望  的  新  世纪\n中共中央  总书记  江泽民\n"
+# users' own files (zhbert train TASK --train-file) in the forms read beside the datasets' own
+WORDS_CONLL = "江泽民 B-PER\n主席 O\n在 O\n北京 B-LOC\n\n中国 B-ORG\n银行 I-ORG\n发布 O\n\n上海 B-LOC\n很 O\n大 O\n"
+TAG_JSONL = (
+    '{"id": 0, "sentence": "今天真开心", "label": "happiness"}\n{"id": 1, "sentence": "气死了", "label": "anger"}\n'
+    '{"id": 2, "sentence": "好开心啊", "label": "happiness"}\n'
+)
+PAIR_JSONL = (
+    '{"sentence1": "花呗怎么还款", "sentence2": "花呗如何还钱", "label": "1"}\n'
+    '{"sentence1": "今天天气怎么样", "sentence2": "北京在哪里", "label": "0"}\n'
+    '{"sentence1": "如何学好英语", "sentence2": "怎么学好英语", "label": "1"}\n'
+)
+CORPUS_JSONL = '{"id": "1", "title": "北京", "text": "北京是中国的首都。"}\n{"id": "2", "title": "上海", "text": "上海是一座城市。"}\n'
 
 
 def readers():
     from zhbert import data
+    from zhbert.data.user_files import task_data_from_files
 
     return {
         # name: (reader, file name (a folder names a declared dataset), valid content, line-based)
@@ -59,6 +72,10 @@ def readers():
         "clue_emotion": (data.read_clue_emotion, "valid.txt", CLUE, True),
         "peoples_daily": (data.read_peoples_daily, "199801.txt", PD, True),
         "segmented": (data.read_segmented, "gold.utf8", SEG, True),
+        "own ner (conll-words)": (lambda p: task_data_from_files("ner", p, file_format="conll-words"), "words.conll", WORDS_CONLL, True),
+        "own tagging (jsonl)": (lambda p: task_data_from_files("tagging", p), "posts.jsonl", TAG_JSONL, True),
+        "own matching (jsonl)": (lambda p: task_data_from_files("matching", p), "pairs.jsonl", PAIR_JSONL, True),
+        "corpus (jsonl)": (data.read_corpus, "wiki.jsonl", CORPUS_JSONL, True),
     }
 
 
@@ -114,6 +131,19 @@ def mutations(name: str, good: str):
         yield "label ²", with_line("²" + row[row.index("\t") :]), first
         yield "empty post", with_line(row[: row.index("\t")] + "\t "), first
         yield "id 2.5 (JSON)", '[{"id": 2.5, "content": "好", "label": "happy"}]', 1
+    if name.startswith("own ner"):
+        yield "I- continuing nothing", with_line(row.split()[0] + " I-LOC"), first
+    if name in ("own tagging (jsonl)", "own matching (jsonl)"):
+        yield "label is an object", with_line(row.replace('"label": "', '"label": {"x": "', 1).replace('"}', '"}}', 1)), first
+        yield "label is null", with_line(row.rsplit('"label": ', 1)[0] + '"label": null}'), first
+        yield "text is a number", with_line(row.replace('": "', '": 5, "x": "', 1)), first
+        yield "a record that is an array", with_line("[1, 2]"), first
+    if name == "own matching (jsonl)":
+        yield "label is a list", with_line(row.rsplit('"label": ', 1)[0] + '"label": ["1", "0"]}'), first
+    if name == "corpus (jsonl)":
+        yield "text is a number", with_line(row.replace('"text": "', '"text": 5, "x": "', 1)), first
+        yield "one JSON array", '[{"text": "北京是中国的首都。"}]', 1
+        yield "a record cut over two lines", with_line(row[:20]), first
     if name == "cluener":
         yield "position is a number", with_line(row.replace("[[0, 2]]", "5")), first
         yield "position is null", with_line(row.replace("[[0, 2]]", "null")), first
