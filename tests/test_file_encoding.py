@@ -128,3 +128,53 @@ def test_predict_names_a_gbk_stdin_and_a_utf16_file(tmp_path, pd_sentences):
     utf16 = subprocess.run([sys.executable, "-m", "zhbert", "predict", "--model", "cws-fast", str(src)], capture_output=True, timeout=300)
     assert utf16.returncode == 1 and not utf16.stdout
     assert f"{src}: UTF-16 (little-endian, with a byte-order mark), not UTF-8: save the file as UTF-8" in utf16.stderr.decode()
+
+
+def _xlsx(path, rows):
+    """A workbook as Excel writes one: a zip of XML parts, the sheet under xl/."""
+    import zipfile
+
+    cells = "".join(f'<row r="{i}"><c t="inlineStr"><is><t>{a}</t></is></c></row>' for i, a in enumerate(rows, 1))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types/>')
+        z.writestr("_rels/.rels", '<?xml version="1.0"?><Relationships/>')
+        z.writestr("xl/workbook.xml", '<?xml version="1.0"?><workbook/>')
+        z.writestr("xl/worksheets/sheet1.xml", f'<?xml version="1.0"?><worksheet><sheetData>{cells}</sheetData></worksheet>')
+    return path
+
+
+def test_a_spreadsheet_or_a_compressed_file_is_named_for_what_it_is(tmp_path, pd_sentences):
+    """An Excel workbook given as a training file, a gzip- or bzip2-compressed corpus, a PDF: each was
+    "binary data (NUL byte)" or "invalid UTF-8" at some line; now named, with what to do instead, by
+    every reader (training files, corpus files, predict's input, a user dictionary)."""
+    import bz2
+    import gzip
+
+    text = "".join(s + "\n" for s in pd_sentences[:200]).encode()
+    files = {
+        "posts.xlsx": (_xlsx(tmp_path / "posts.xlsx", pd_sentences[:50]), "an Excel workbook (.xlsx), not text: save it as CSV UTF-8"),
+        "corpus.txt.gz": (tmp_path / "corpus.txt.gz", "gzip-compressed, not text: decompress it first (gunzip -k FILE)"),
+        "corpus.txt.bz2": (tmp_path / "corpus.txt.bz2", "bzip2-compressed, not text: decompress it first (bunzip2 -k FILE)"),
+        "paper.pdf": (tmp_path / "paper.pdf", "a PDF, not text: extract its text first (pdftotext FILE NEW_FILE)"),
+    }
+    files["corpus.txt.gz"][0].write_bytes(gzip.compress(text))
+    files["corpus.txt.bz2"][0].write_bytes(bz2.compress(text))
+    files["paper.pdf"][0].write_bytes(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n")
+    for path, says in files.values():
+        for reader in (read_text, lambda p: list(iter_line_pieces(p, 1000)), data.read_corpus, read_dictionary):
+            with pytest.raises(DataFormatError, match=re.escape(f"{path}: {says}")):
+                reader(str(path))
+    from zhbert.data.user_files import task_data_from_files
+
+    with pytest.raises(DataFormatError, match=re.escape(f"{files['posts.xlsx'][0]}: an Excel workbook")):
+        task_data_from_files("tagging", str(files["posts.xlsx"][0]))
+    r = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws", str(files["posts.xlsx"][0])],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 1 and "an Excel workbook (.xlsx), not text" in r.stderr and "Traceback" not in r.stderr
+    plain = tmp_path / "plain.txt"  # text that starts like nothing above reads as before
+    plain.write_bytes(text)
+    assert read_text(str(plain)).splitlines() == pd_sentences[:200]

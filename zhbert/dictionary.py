@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterable, NamedTuple
 
 from .errors import DataFormatError, clip
-from .file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
+from .file_encoding import SNIFF_BYTES, binary_file_kind, not_utf8_advice, utf16_problem
 
 __all__ = ["DictEntry", "Dictionary", "read_dictionary", "jieba_dictionary_path", "MAX_WORD_CHARS"]
 
@@ -262,6 +262,9 @@ def sniff_not_utf8_text(data: bytes) -> str | None:
     if problem:
         return problem
     head = data[:SNIFF_BYTES]
+    kind = binary_file_kind(head)
+    if kind and (b"\x00" in head or not head.decode("utf-8", "ignore").encode() == head):  # a spreadsheet, a zip: named
+        return kind
     if b"\x00" in head:
         return "a binary file (it holds NUL bytes), not a UTF-8 text dictionary"
     controls = sum(b < 0x20 and b not in (0x09, 0x0A, 0x0D) for b in head)

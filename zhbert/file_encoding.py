@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["SNIFF_BYTES", "utf16_problem", "legacy_chinese_encoding", "not_utf8_advice"]
+__all__ = ["SNIFF_BYTES", "utf16_problem", "binary_file_kind", "not_text_problem", "legacy_chinese_encoding", "not_utf8_advice"]
 
 #: how many bytes of a file the checks read
 SNIFF_BYTES = 65536
@@ -61,6 +61,49 @@ def utf16_problem(data: bytes) -> str | None:
             if _mostly_cjk(as16) and (b"\x00" in head or as8 is None or one_odd_word) or _ascii_in_utf16(head, as16):
                 return f"UTF-16 ({order}-endian, no byte-order mark), not UTF-8: save the file as UTF-8"
     return None
+
+
+#: files users pass for text that are not text, by their first bytes, with what to do instead
+_MAGIC = (
+    (
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+        "an Office 97-2003 file (Excel .xls or Word .doc), not text: save it as CSV UTF-8 or as plain text (UTF-8)",
+    ),
+    (b"\x1f\x8b", "gzip-compressed, not text: decompress it first (gunzip -k FILE)"),
+    (b"\xfd7zXZ\x00", "xz-compressed, not text: decompress it first (unxz -k FILE)"),
+    (b"\x28\xb5\x2f\xfd", "zstd-compressed, not text: decompress it first (unzstd FILE)"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7z archive, not text: extract it first (7z x FILE)"),
+    (b"Rar!\x1a\x07", "a RAR archive, not text: extract it first"),
+    (b"%PDF-", "a PDF, not text: extract its text first (pdftotext FILE NEW_FILE)"),
+    (b"SQLite format 3\x00", "an SQLite database, not text: export the table as CSV UTF-8"),
+)
+#: what an Office Open XML or OpenDocument zip holds, by the folder of its parts
+_ZIPPED_DOCUMENTS = (
+    (b"xl/", "an Excel workbook (.xlsx), not text: save it as CSV UTF-8 (File > Save As > CSV UTF-8) and read that with --format csv"),
+    (b"word/", "a Word document (.docx), not text: save it as plain text (UTF-8)"),
+    (b"ppt/", "a PowerPoint file (.pptx), not text: save its text as plain text (UTF-8)"),
+    (b"application/vnd.oasis.opendocument.spreadsheet", "an OpenDocument spreadsheet (.ods), not text: save it as CSV UTF-8"),
+    (b"application/vnd.oasis.opendocument.text", "an OpenDocument text (.odt), not text: save it as plain text (UTF-8)"),
+)
+
+
+def binary_file_kind(head: bytes) -> str | None:
+    """What a file that is not text is (``head``: its first bytes) and what to do with it: a
+    spreadsheet, a document, a compressed file or an archive; None when its first bytes say nothing.
+    Only for a file already found not to be UTF-8 text."""
+    if head.startswith(b"PK\x03\x04"):
+        return next(
+            (kind for marker, kind in _ZIPPED_DOCUMENTS if marker in head), "a zip archive, not text: extract it first (unzip FILE)"
+        )
+    if head.startswith(b"BZh") and head[3:4].isdigit() and head[4:10] == b"1AY&SY":
+        return "bzip2-compressed, not text: decompress it first (bunzip2 -k FILE)"
+    return next((kind for magic, kind in _MAGIC if head.startswith(magic)), None)
+
+
+def not_text_problem(head: bytes) -> str | None:
+    """:func:`binary_file_kind`, else :func:`utf16_problem`: why a file that is not UTF-8 (``head``: its
+    first bytes) is not, said for the whole file, or None where its bytes say nothing."""
+    return binary_file_kind(head[:SNIFF_BYTES]) or utf16_problem(head)
 
 
 def _read_as(data: bytes, codec: str) -> str | None:

@@ -78,7 +78,7 @@ def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str =
     from ..data.jsonio import looks_like_json_object
     from ..data.source import _check_path
     from ..errors import DataFormatError, clip
-    from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
+    from ..file_encoding import SNIFF_BYTES, not_text_problem, not_utf8_advice
 
     name = "<stdin>" if file == "-" else file
     if file != "-":
@@ -88,8 +88,13 @@ def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str =
     lineno, seen_text, names = 0, False, []
     try:
         head = stream.peek(SNIFF_BYTES)[:SNIFF_BYTES] if hasattr(stream, "peek") else b""  # peek: stdin is not read twice
-        if b"\x00" in head or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            problem = utf16_problem(head)  # Notepad's "Unicode": named, not called binary on its line 2
+        try:
+            head.decode("utf-8")
+            plain = b"\x00" not in head and not head.startswith((b"\xff\xfe", b"\xfe\xff"))
+        except UnicodeDecodeError as e:
+            plain = e.start >= len(head) - 3  # a character cut at the end of the sample is fine
+        if not plain:  # Notepad's "Unicode", a spreadsheet, a compressed file: named, not called binary on its line 2
+            problem = not_text_problem(head)
             if problem:
                 raise DataFormatError(name, None, problem)
         while True:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataFormatError
-from ..file_encoding import SNIFF_BYTES, not_utf8_advice, utf16_problem
+from ..file_encoding import SNIFF_BYTES, not_text_problem, not_utf8_advice
 
 __all__ = ["read_text", "iter_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
 
@@ -37,13 +37,13 @@ def decode_utf8(data: bytes, name: str) -> str:
         data = data[3:]
     nul = data.find(b"\x00")
     if nul >= 0:
-        _refuse_utf16(data, name)
+        _refuse_not_text(data, name)
         line = data.count(b"\n", 0, nul) + 1
         raise DataFormatError(name, line, "binary data (NUL byte); expected UTF-8 text")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
-        _refuse_utf16(data, name)
+        _refuse_not_text(data, name)
         line_start = data.rfind(b"\n", 0, e.start) + 1
         advice = CUT_SHORT if e.reason == "unexpected end of data" else not_utf8_advice(data[line_start : line_start + SNIFF_BYTES])
         line = data.count(b"\n", 0, e.start) + 1
@@ -54,10 +54,11 @@ def decode_utf8(data: bytes, name: str) -> str:
 CUT_SHORT = "; the file ends inside a character: it was cut short"
 
 
-def _refuse_utf16(head: bytes, name: str) -> None:
-    """A file that is not UTF-8 is named as UTF-16 (Windows Notepad's "Unicode") where it reads as
-    such, before its first NUL or odd byte would call it binary or invalid."""
-    problem = utf16_problem(head)
+def _refuse_not_text(head: bytes, name: str) -> None:
+    """A file that is not UTF-8 is named for what it is (a spreadsheet, a compressed file, UTF-16 text:
+    Windows Notepad's "Unicode") where its first bytes say, before its first NUL or odd byte would
+    call it binary or invalid."""
+    problem = not_text_problem(head)
     if problem:
         raise DataFormatError(name, None, problem)
 
@@ -153,14 +154,14 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
             nul = chunk.find(b"\x00")
             if nul >= 0:
                 if at_start:
-                    _refuse_utf16(chunk, str(path))
+                    _refuse_not_text(chunk, str(path))
                 raise DataFormatError(str(path), lineno + (pending + chunk[:nul].decode("utf-8", "replace")).count("\n"),
                                       "binary data (NUL byte); expected UTF-8 text")  # fmt: skip
             try:
                 text = decoder.decode(chunk, final=final)
             except UnicodeDecodeError as e:
                 if at_start:
-                    _refuse_utf16(chunk, str(path))
+                    _refuse_not_text(chunk, str(path))
                 bad = e.start - (len(e.object) - len(chunk))  # e.object starts with the bytes held from the last chunk
                 line = lineno + pending.count("\n") + chunk[: max(bad, 0)].count(b"\n")
                 f.seek(offset + bad)  # the bad byte on, past this chunk's end: enough text to tell GB18030 from Big5
