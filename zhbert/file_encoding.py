@@ -12,7 +12,15 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["SNIFF_BYTES", "utf16_problem", "binary_file_kind", "not_text_problem", "legacy_chinese_encoding", "not_utf8_advice"]
+__all__ = [
+    "SNIFF_BYTES",
+    "utf16_problem",
+    "binary_file_kind",
+    "not_text_problem",
+    "legacy_chinese_encoding",
+    "not_utf8_advice",
+    "invalid_utf8_advice",
+]
 
 #: how many bytes of a file the checks read
 SNIFF_BYTES = 65536
@@ -155,3 +163,13 @@ def not_utf8_advice(sample: bytes) -> str:
         return ""
     also = " (GBK, GB2312)" if encoding == "GB18030" else ""
     return f"; the text reads as {encoding}{also}, not UTF-8: save it as UTF-8 (iconv -f {encoding} -t UTF-8 FILE > NEW_FILE)"
+
+
+#: the end of an invalid-UTF-8 error where the file stops inside a character (``head -c``, a copy cut short)
+CUT_SHORT = "; the file ends inside a character: it was cut short"
+
+
+def invalid_utf8_advice(error: UnicodeDecodeError, sample: bytes) -> str:
+    """The tail of the error for ``error`` (``sample``: the bytes from the start of the bad line):
+    a file that ends inside a character was cut short; other bad bytes get :func:`not_utf8_advice`."""
+    return CUT_SHORT if error.reason == "unexpected end of data" else not_utf8_advice(sample)

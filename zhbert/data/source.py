@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ..errors import DataFormatError
-from ..file_encoding import SNIFF_BYTES, not_text_problem, not_utf8_advice
+from ..file_encoding import SNIFF_BYTES, invalid_utf8_advice, not_text_problem
 
 __all__ = ["read_text", "iter_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
 
@@ -45,13 +45,9 @@ def decode_utf8(data: bytes, name: str) -> str:
     except UnicodeDecodeError as e:
         _refuse_not_text(data, name)
         line_start = data.rfind(b"\n", 0, e.start) + 1
-        advice = CUT_SHORT if e.reason == "unexpected end of data" else not_utf8_advice(data[line_start : line_start + SNIFF_BYTES])
+        advice = invalid_utf8_advice(e, data[line_start : line_start + SNIFF_BYTES])
         line = data.count(b"\n", 0, e.start) + 1
         raise DataFormatError(name, line, f"invalid UTF-8 byte 0x{data[e.start]:02x} at byte offset {e.start}{advice}") from None
-
-
-#: the end of an invalid-UTF-8 error where the file stops inside a character (``head -c``, a copy cut short)
-CUT_SHORT = "; the file ends inside a character: it was cut short"
 
 
 def _refuse_not_text(head: bytes, name: str) -> None:
@@ -165,7 +161,7 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
                 bad = e.start - (len(e.object) - len(chunk))  # e.object starts with the bytes held from the last chunk
                 line = lineno + pending.count("\n") + chunk[: max(bad, 0)].count(b"\n")
                 f.seek(offset + bad)  # the bad byte on, past this chunk's end: enough text to tell GB18030 from Big5
-                advice = CUT_SHORT if e.reason == "unexpected end of data" else not_utf8_advice(f.read(SNIFF_BYTES))
+                advice = invalid_utf8_advice(e, f.read(SNIFF_BYTES))
                 raise DataFormatError(str(path), line, f"invalid UTF-8 byte in line {line}{advice}") from None
             pending += text
             offset += len(chunk)
