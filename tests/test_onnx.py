@@ -118,8 +118,40 @@ def test_what_onnx_does_not_serve_is_one_line(onnx_heads, tmp_path):
     assert r.returncode == 1 and "--int8 quantises the ONNX graph: give --onnx with it" in r.stderr and "Traceback" not in r.stderr
     r = _zhbert("export", "base", tmp_path / "b", "--onnx")
     assert r.returncode == 1 and "--onnx exports task heads" in r.stderr and "Traceback" not in r.stderr
+    assert "pretrained/base: --onnx" in r.stderr and ".staging" not in r.stderr  # the folder given, not the one being written
     assert not (tmp_path / "b").exists()  # nothing half-made left behind
     with pytest.raises(ValueError, match="backend='onnx' serves task heads exported with --onnx, not MaskedLM"):
         zhbert.load("base", backend="onnx")
     with pytest.raises(ValueError, match="runs on the CPU only"):
         zhbert.load(str(onnx_heads["tagging"]), backend="onnx", device="cuda")
+
+
+def test_a_plain_transformers_classifier_exports_to_onnx_and_answers_as_before(tokenizer, pd_sentences, tmp_path):
+    """A CLUENER tagger and a pair classifier saved by plain transformers: ``zhbert export --onnx`` writes
+    their head's settings beside the graph (once refused as no task head), and the export answers as
+    the folder did, the pair classifier with pairs=True."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertForTokenClassification
+
+    def stock(cls, labels, path):
+        torch.manual_seed(0)
+        names = {"id2label": dict(enumerate(labels)), "label2id": {x: i for i, x in enumerate(labels)}}
+        config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                            max_position_embeddings=64, **names)  # fmt: skip
+        cls(config).save_pretrained(path)
+        tokenizer.save_pretrained(path)
+        return path
+
+    tagger = stock(BertForTokenClassification, ["O", "B-name", "I-name", "S-name", "B-address", "I-address", "S-address"], tmp_path / "t")
+    pairs = stock(BertForSequenceClassification, ["不相似", "相似"], tmp_path / "p")
+    texts = [t for t in pd_sentences if 10 <= len(t) <= 50][:8]
+    for src, dst in ((tagger, tmp_path / "t-onnx"), (pairs, tmp_path / "p-onnx")):
+        r = _zhbert("export", src, dst, "--onnx", "--no-fp16")  # fp32 weights: the graph's answers are the folder's
+        assert r.returncode == 0, r.stderr
+    want = _spans(zhbert.load(str(tagger))(texts))
+    assert _spans(zhbert.load(str(tmp_path / "t-onnx"), backend="onnx")(texts)) == want and any(want)
+    short = [t for t in pd_sentences if 8 <= len(t) <= 25][:8]  # a pair fits the 64-token window whole
+    both = list(zip(short[:4], short[4:]))
+    want = [m.scores[0].score for m in zhbert.load(str(pairs), pairs=True)(both)]
+    got = [m.scores[0].score for m in zhbert.load(str(tmp_path / "p-onnx"), backend="onnx", pairs=True)(both)]
+    assert got == pytest.approx(want, abs=1e-4)

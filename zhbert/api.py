@@ -795,7 +795,7 @@ def _load(name_or_path: str, device: str | None, local_files_only: bool = False,
             model.to(device)
         return MultiTask(model, tokenizer, path)
     if config.get("zhbert_head"):
-        model = load_head(path)
+        model = load_head(path, pairs)
         if device:
             model.to(device)
         return _head_predictor_class(model.head)(model, tokenizer, path)

@@ -54,6 +54,16 @@ def export_model(
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
     if int8 and not onnx:
         raise ValueError("--int8 quantises the ONNX graph: give --onnx with it")
+    if onnx:
+        from .heads.io import plain_head_settings
+        from .model_folder import read_config
+
+        config = read_config(src)
+        if not config.get("zhbert_head") and plain_head_settings(config, src / "config.json") is None:
+            raise ModelLoadError(
+                f"{src}: --onnx exports task heads (segmentation, NER, tagging and matching folders); "
+                "this folder is not one (a masked-LM encoder, a multi-task model or a POS head runs in torch)"
+            )
     check_destination(dst, [src], overwrite, what="export")
     with staged_folder(dst) as staging:  # the old export is replaced only once the new one is complete
         _write_export(src, staging, fp16, trained_length, trim_vocab, blend_criteria)
@@ -78,6 +88,13 @@ def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | No
     if arch and arch[0].startswith("SparseBert"):  # zhbert's training-time subclass: name the stock class
         config["architectures"] = [arch[0].replace("SparseBert", "Bert")]
     head = config.get("zhbert_head")
+    if not head and not config.get("zhbert_heads"):  # a plain transformers classifier: its head's settings written down
+        from .heads.io import plain_head_settings
+
+        plain = plain_head_settings(config, src / "config.json")
+        head = config["zhbert_head"] = plain.to_dict() if plain else None
+        if head is None:
+            del config["zhbert_head"]
     if head:
         from .heads.config import HeadConfig
         from .heads.model import stock_architecture

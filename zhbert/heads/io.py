@@ -354,7 +354,7 @@ def load_saved_head(path: str | Path, pairs: bool = False) -> ZhBertForTask:
     from ..model_folder import read_config
 
     if read_config(Path(path)).get("zhbert_head"):
-        return load_head(path)
+        return load_head(path, pairs)
     return load_plain_head(path, saved_head_settings(path, pairs))
 
 
@@ -363,9 +363,18 @@ def load_plain_head(path: str | Path, head: HeadConfig) -> ZhBertForTask:
     return load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model", head=head)
 
 
-def load_head(path: str | Path) -> ZhBertForTask:
-    """Load a saved head (any of zhbert's heads) in eval mode."""
-    model = load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model")
+def load_head(path: str | Path, pairs: bool = False) -> ZhBertForTask:
+    """Load a saved head (any of zhbert's heads) in eval mode. ``pairs``: a classifier of texts read as
+    one of ``(text_a, text_b)`` pairs, ``[CLS] a [SEP] b [SEP]``: the same layers (a plain transformers
+    sequence classifier trained on pairs, once its settings were written by ``zhbert export``)."""
+    head = None
+    if pairs:
+        from ..model_folder import read_config
+
+        saved = read_config(Path(path)).get("zhbert_head") or {}
+        if saved.get("kind") == "sequence":
+            head = HeadConfig.from_dict({**saved, "kind": "pair", "window_align": None})
+    model = load_folder(ZhBertForTask, path, "zhbert_head", "a zhbert task model", head=head)
     if model.head.lexicon:
         from ..tokenizer import load_tokenizer
 
