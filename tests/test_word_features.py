@@ -82,6 +82,26 @@ def test_token_trie_finds_every_word_within_its_row():
     assert all(len(a) == 0 for a in empty.find_all(tokens, limit)) and empty.find([5]) is None
 
 
+def test_nested_user_words_over_a_run_of_one_character_stay_bounded(tokenizer, caplog):
+    """A user dictionary of 啊, 啊啊, ... (100 nested words) over a run of 啊 made every token a member
+    of thousands of words (2.5 GB and 90 s for 100,000 characters with cws-fast): words past
+    MAX_MATCH_TOKENS join no feature, said once, and every shorter word matches as before."""
+    import logging
+
+    from zhbert.dictionary import read_dictionary
+    from zhbert.lexicon import MAX_MATCH_TOKENS, TokenLexicon
+
+    nested = read_dictionary(["啊" * k for k in range(1, 101)])
+    with caplog.at_level(logging.WARNING, logger="zhbert.lexicon"):
+        lex = TokenLexicon(nested, tokenizer, 4096)
+    assert f"68 word(s) of more than {MAX_MATCH_TOKENS} tokens join no lexicon feature" in caplog.text
+    row = tokenizer("啊" * 200, add_special_tokens=False)["input_ids"]
+    m = lex.match([row], [len(row)])
+    per_token = np.bincount(m.positions, minlength=len(row))
+    assert per_token.max() <= sum(range(1, MAX_MATCH_TOKENS + 1))  # was 5,050 at the middle of the run
+    assert len(set(m.words.tolist())) == MAX_MATCH_TOKENS and lex._sizes[m.words].max() == MAX_MATCH_TOKENS
+
+
 def test_prediction_reads_the_cached_word_table_exactly_as_training_computes_the_features(tiny_encoder, tokenizer, pd_sentences):
     """Without gradients the lexicon vectors come from a table of every word's weighted vector;
     it must give the training path's features bit for bit, and follow the weights when they move."""

@@ -18,6 +18,7 @@ import copy
 import hashlib
 import itertools
 import json
+import logging
 import math
 import zlib
 from dataclasses import dataclass
@@ -31,8 +32,15 @@ __all__ = [
     "SETS", "MAX_WORD_TOKENS", "LEXICON_TAGS", "ENTITY_TAG_ALIASES",
 ]  # fmt: skip
 
+logger = logging.getLogger(__name__)
+
 SETS = ("B", "M", "E", "S")
 MAX_WORD_TOKENS = 12  # longer words are matched but share the last length embedding
+# Words longer than this join no feature: they stay in the lexicon but the match walks no deeper. A bound on
+# a token's memberships: nested words over a run of one character (啊, 啊啊, ... 100 of them in a user
+# dictionary) made every token a member of thousands (2.5 GB and 90 s for 100,000 characters); jieba's
+# longest word has 16 characters, so no jieba word is affected.
+MAX_MATCH_TOKENS = 32
 _BASE = 0xF0000  # Supplementary Private Use Area-A: one code point per token id
 _MAX_VOCAB = 0x10FFFE - _BASE
 # jieba's part-of-speech tags (dict.txt), index 0 for none or unknown
@@ -265,16 +273,16 @@ class TokenTrie:
         node, found = self._step(node, tokens[pos])
         return live[found], node[found]
 
-    def find_all(self, tokens: np.ndarray, limit: np.ndarray):
-        """Every word in ``tokens``: ``(start, size, word)`` arrays, a word starting at index
-        ``start`` and ending before ``limit[start]`` (the end of its row)."""
+    def find_all(self, tokens: np.ndarray, limit: np.ndarray, max_size: int | None = None):
+        """Every word in ``tokens`` (of at most ``max_size`` tokens, if given): ``(start, size, word)``
+        arrays, a word starting at index ``start`` and ending before ``limit[start]`` (the end of its row)."""
         valid = (tokens >= 0) & (tokens < self.vocab)  # a token outside the vocabulary ends every word
         live = np.flatnonzero(valid)
         node = self._root[tokens[live]]
         live, node = live[node >= 0], node[node >= 0]
         out_start, out_size, out_word = [], [], []
         size = 1
-        while len(live):
+        while len(live) and (max_size is None or size <= max_size):
             if size > 1:
                 live, node = self._deeper(tokens, valid, limit, live, node, size)
             word = self._word[node]
@@ -373,6 +381,11 @@ class TokenLexicon:
         weights = np.concatenate([self.weights, np.zeros(len(first), dtype=np.float32)])
         weights[changed] = np.array([math.log1p(f) for f in summed[changed].tolist()], dtype=np.float32)
         self.weights, self._freqs = weights, summed
+        if (sizes > MAX_MATCH_TOKENS).any():
+            logger.warning(
+                "%s: %d word(s) of more than %d tokens join no lexicon feature (such as %r)",
+                self.source, int((sizes > MAX_MATCH_TOKENS).sum()), MAX_MATCH_TOKENS, words[int(first[sizes > MAX_MATCH_TOKENS][0])][:40],
+            )  # fmt: skip
         self.lengths = np.concatenate([self.lengths, np.minimum(sizes, MAX_WORD_TOKENS)])
         self.tag_ids = np.concatenate([self.tag_ids, np.array(self._tag_ids([tags[j] for j in first.tolist()]), dtype=np.int64)])
         self.buckets = np.concatenate([self.buckets, _buckets(tokens, sizes, self.bucket_count)])
@@ -470,7 +483,7 @@ class TokenLexicon:
             return none
         tokens = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=int(n.sum()))
         row_end = np.repeat(np.cumsum(n), n)  # each token's row's end in ``tokens``
-        start, size, k = self._trie.find_all(tokens, row_end)
+        start, size, k = self._trie.find_all(tokens, row_end, MAX_MATCH_TOKENS)
         order = np.lexsort((-size, start + size))  # by last token, then the longest first
         start, size, k = start[order], size[order], k[order]
         row_start = np.cumsum(n) - n
