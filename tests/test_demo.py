@@ -191,3 +191,28 @@ def test_attention_of_the_longest_text_fits_1400px():
             browser.close()
     finally:
         demo.close()
+
+
+def test_the_demo_command_shows_your_models_in_their_tabs(tiny_encoder, tokenizer, tmp_path, monkeypatch):
+    """`zhbert demo --model TAB=FOLDER`: a model of the user's in its tab (the Python build_demo took
+    folders; the command served only the bundled models). A folder of another kind is refused by name."""
+    from typer.testing import CliRunner
+
+    import zhbert.demo as module
+    from zhbert.cli import app as cli
+
+    heads = {
+        "ner": HeadConfig(kind="token", labels=NER_LABELS, scheme="BIO", window=64),
+        "tagging": HeadConfig(kind="sequence", labels=["neutral", "angry"], window=64),
+    }
+    folders = {k: str(save_head(new_head(tiny_encoder, h), tokenizer, tmp_path / k)) for k, h in heads.items()}
+    launched = {}
+    monkeypatch.setattr(module, "main", lambda host, port, models=None: launched.update(host=host, port=port, models=models))
+    runner = CliRunner()
+    r = runner.invoke(cli, ["demo", "--model", f"ner={folders['ner']}", "--model", f"tagging={folders['tagging']}", "--port", "7999"])
+    assert r.exit_code == 0, r.output
+    assert launched == {"host": "127.0.0.1", "port": 7999, "models": {"ner": folders["ner"], "tagging": folders["tagging"]}}
+    r = runner.invoke(cli, ["demo", "--model", f"ner={folders['tagging']}"])
+    assert r.exit_code == 1 and "loads as Classifier; the ner tab takes what loads as EntityRecognizer" in r.output
+    r = runner.invoke(cli, ["demo", "--model", "sentiment=x"])
+    assert r.exit_code == 2 and "expected TAB=FOLDER, TAB one of cws, pos, ner, tagging, matching, base" in r.output

@@ -155,15 +155,54 @@ def static_embeddings_command(
     )
 
 
+#: the predictor each tab of the demo shows, by the name ``--model TAB=FOLDER`` gives it
+DEMO_TABS = {
+    "cws": "Segmenter",
+    "pos": "POSTagger",
+    "ner": "EntityRecognizer",
+    "tagging": "Classifier",
+    "matching": "Matcher",
+    "base": "MaskedLM",
+}
+
+
+def _demo_models(given: list[str]) -> dict[str, str]:
+    """``TAB=FOLDER`` options as ``{tab: folder}``, each folder loaded once to check it is a model of its tab's kind."""
+    from ..api import load
+    from ..errors import ZhbertError
+
+    models = {}
+    for item in given:
+        tab, sep, folder = item.partition("=")
+        if not sep or tab not in DEMO_TABS or not folder:
+            _fail(
+                f"--model {item!r}: expected TAB=FOLDER, TAB one of {', '.join(DEMO_TABS)} (base: the fill-mask and attention tabs)", code=2
+            )
+        try:
+            kind = type(load(folder)).__name__
+        except (ZhbertError, OSError, ValueError) as e:
+            _fail(f"--model {item}: {e}")
+        if kind != DEMO_TABS[tab]:
+            _fail(f"--model {item}: {folder} loads as {kind}; the {tab} tab takes what loads as {DEMO_TABS[tab]}")
+        models[tab] = folder
+    return models
+
+
 @app.command()
 def demo(
     host: str = typer.Option("127.0.0.1", help="address to listen on"),
     port: int = typer.Option(7860, help="port"),
+    model: List[str] = typer.Option(
+        [],
+        "--model",
+        help="TAB=FOLDER: your model in a tab instead of the bundled one (cws, pos, ner, tagging, matching, base); repeatable",
+    ),
 ) -> None:
-    """Launch the Gradio demo over the bundled models."""
+    """Launch the Gradio demo over the bundled models (or yours, with --model TAB=FOLDER)."""
     from ..models_registry import missing_bundled
 
-    missing = missing_bundled()
+    models = _demo_models(model)
+    missing = [m for m in missing_bundled() if m[0] not in models]
     if missing:
         lines = [f"  {name}: missing at {path}; make it with: {how}" for name, path, how in missing]
         _fail("the demo needs the bundled default models, and these are missing:\n" + "\n".join(lines))
@@ -171,4 +210,4 @@ def demo(
         from ..demo import main as launch
     except ImportError as e:  # gradio is the optional "demo" extra
         _fail(f"the demo needs gradio ({e}); install it with: pip install 'zhbert[demo]'")
-    launch(host, port)
+    launch(host, port, models)
