@@ -479,3 +479,32 @@ def test_a_conll_file_of_words_tags_each_character_within_its_entity(tmp_path, p
     broken.write_text("江泽民 B-PER\n主席 O\n\n北京 I-LOC\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=f"{broken}:4: I-LOC follows O; I-X must continue B-X or I-X \\(words tagged in BIO\\)"):
         task_data_from_files("ner", str(broken), file_format="conll-words")
+
+
+def test_records_nobody_labelled_are_left_out_and_counted_not_trained_as_texts_without_names(tmp_path, doccano_jsonl, datasets_dir):
+    """A Label Studio export taken mid-project holds tasks not annotated yet (or skipped), and CLUENER's
+    test file has no labels: each such record was read as a text without entities, teaching the model
+    that its names are none. Now left out and counted; an annotated task with no entity stays."""
+    records = [json.loads(line) for line in doccano_jsonl.read_text(encoding="utf-8").splitlines()[:30]]
+
+    def task(rec, annotations):
+        return {"id": 1, "data": {"text": rec["text"]}, "annotations": annotations}
+
+    def result(rec):
+        return [{"value": {"start": s, "end": e, "text": rec["text"][s:e], "labels": [t]}} for s, e, t in rec["label"]]
+
+    tasks = [task(r, [{"result": result(r), "was_cancelled": False}]) for r in records[:20]]
+    tasks += [task(r, []) for r in records[20:26]]  # not annotated yet
+    tasks += [task(r, [{"result": [], "was_cancelled": True}]) for r in records[26:28]]  # skipped
+    tasks += [task(r, [{"result": [], "was_cancelled": False}]) for r in records[28:30]]  # annotated: no entity in it
+    export = tmp_path / "export.json"
+    export.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    data = task_data_from_files("ner", str(export))
+    assert len(data.train) + len(data.dev) == 22
+    assert f"{export}: 8 record(s) nobody labelled (no label, or no annotation) left out, the first at line 1" in data.notes
+    kept = {r["text"]: r["tags"] for r in data.train + data.dev}
+    assert all(set(kept[r["text"]]) == {"O"} for r in records[28:30]) and not any(r["text"] in kept for r in records[20:28])
+    unlabelled = tmp_path / "test.json"
+    unlabelled.write_text("".join(_lines(datasets_dir / "cluener2020" / "test.json", 40)), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=f"{unlabelled}: no labelled records"):
+        task_data_from_files("ner", str(unlabelled))

@@ -67,27 +67,43 @@ def _format(task: str, path: str, fmt: str) -> str:
 
 
 # --- NER ----------------------------------------------------------------------------------------
-def read_entity_json(path: str) -> list[dict]:
+def read_entity_json(path: str, notes: list[str] | None = None) -> list[dict]:
     """Records of a JSON-lines (or JSON array) entity file as ``{"text", "spans": [(type, start, end)],
-    "line"}`` with end-exclusive offsets, each span checked against its text."""
+    "line"}`` with end-exclusive offsets, each span checked against its text. A record nobody labelled
+    (no ``label`` key; a Label Studio task without an annotation, or only skipped ones) is left out,
+    counted in ``notes``: read as a text without entities, it would teach the model that its names are none."""
     from .jsonio import iter_json_records
 
-    out = []
+    out, unlabelled = [], []
     for line, record in iter_json_records(read_text(path), path):
         items = record if isinstance(record, list) else [record]
         for rec in items:  # a Label Studio export is one array of tasks
-            out.append({**_entity_record(rec, path, line), "line": line})
+            found = _entity_record(rec, path, line)
+            if found is None:
+                unlabelled.append(line)
+            else:
+                out.append({**found, "line": line})
+    if unlabelled:
+        first = unlabelled[0]
+        note = f"{path}: {len(unlabelled):,} record(s) nobody labelled (no label, or no annotation) left out, the first at line {first}"
+        logger.warning(note)
+        if notes is not None:
+            notes.append(note)
     if not out:
-        raise DataFormatError(path, None, "no records")
+        raise DataFormatError(path, None, "no labelled records" if unlabelled else "no records")
     return out
 
 
-def _entity_record(rec, path: str, line: int) -> dict:
+def _entity_record(rec, path: str, line: int) -> dict | None:
+    """``{"text", "spans"}`` of one record; None for one nobody labelled."""
     if not isinstance(rec, dict):
         raise DataFormatError(path, line, f"expected a JSON object, found {type(rec).__name__}")
     if "data" in rec and isinstance(rec["data"], dict):  # Label Studio
         text = rec["data"].get("text")
-        results = [r for a in rec.get("annotations") or [] for r in (a.get("result") or [])]
+        annotations = [a for a in rec.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
+        if not annotations:  # a task not annotated yet, or only skipped ("was_cancelled")
+            return None
+        results = [r for a in annotations for r in (a.get("result") or [])]
         spans = []
         for r in results:
             value = r.get("value") or {}
@@ -112,7 +128,9 @@ def _entity_record(rec, path: str, line: int) -> dict:
                 (e.get("label"), e.get("start_offset"), e.get("end_offset"), None) if isinstance(e, dict) else (None,) * 4
                 for e in rec["entities"]
             ]
-        elif label is None and "entities" not in rec:
+        elif label is None and "entities" not in rec and not any(k in rec for k in ("label", "labels")):
+            return None  # no label at all (as in CLUENER's test file): not a text without entities
+        elif label is None:
             spans = []
         else:
             raise DataFormatError(path, line, f"'label' should be a list [[start, end, type]] or a CLUENER object, found {clip(label)}")
@@ -161,7 +179,7 @@ def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = Non
 
 def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list[dict], str]:
     if fmt == "jsonl":
-        return _spans_to_rows(read_entity_json(path), path, notes), "BIO"
+        return _spans_to_rows(read_entity_json(path, notes), path, notes), "BIO"
     if fmt == "conll-words":
         return _word_tagged_rows(path), "BIO"
     from . import read_char_tagged
