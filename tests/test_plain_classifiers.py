@@ -120,6 +120,11 @@ def test_plain_classifiers_zhbert_cannot_compute_are_refused_by_name(tokenizer, 
         ModelLoadError, match="its ElectraForSequenceClassification puts layers on \\[CLS\\] that zhbert's classifier does not have"
     ):
         zhbert.load(str(electra))
+    shipped = subprocess.run(
+        [sys.executable, "-m", "zhbert", "export", str(electra), str(tmp_path / "shipped")], capture_output=True, text=True, timeout=300
+    )
+    assert shipped.returncode == 0, shipped.stderr  # what zhbert does not read as a head still ships, as it is, in fp16
+    assert "zhbert_head" not in json.loads((tmp_path / "shipped" / "config.json").read_text(encoding="utf-8"))
     with pytest.raises(
         ValueError, match="pairs=True reads a plain transformers sequence classifier as a matching model; 'cws' loads as Segmenter"
     ):

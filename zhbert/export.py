@@ -91,10 +91,12 @@ def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | No
     if not head and not config.get("zhbert_heads"):  # a plain transformers classifier: its head's settings written down
         from .heads.io import plain_head_settings
 
-        plain = plain_head_settings(config, src / "config.json")
-        head = config["zhbert_head"] = plain.to_dict() if plain else None
-        if head is None:
-            del config["zhbert_head"]
+        try:
+            plain = plain_head_settings(config, src / "config.json")
+        except ModelLoadError:  # a classifier zhbert does not read as a head (ELECTRA's, tags of no scheme) ships as it is
+            plain = None
+        if plain is not None:
+            head = config["zhbert_head"] = plain.to_dict()
     if head:
         from .heads.config import HeadConfig
         from .heads.model import stock_architecture
