@@ -448,6 +448,9 @@ def test_a_dataset_scored_by_a_model_whose_labels_come_in_another_order(tmp_path
     assert [mapped.labels[r["label"]] for r in mapped.test] == [data.labels[r["label"]] for r in rows]
     with pytest.raises(ValueError, match=r"mine's labels \['sad'\] are not among .*'s \(happy, angry, neutral\)"):
         _in_model_order(TaskData("mine", ["angry", "sad"], rows, rows, rows), str(folder))
+    # no name in common and as many labels (a model of a file's 0 / 1 on a set's different / paraphrase): by position, said
+    by_position = _in_model_order(TaskData("mine", ["neg", "mid", "pos"], rows, rows, rows), str(folder))
+    assert by_position.test == rows and "labels compared by position" in by_position.notes[-1]
 
 
 def test_a_conll_file_of_words_tags_each_character_within_its_entity(tmp_path, peoples_daily):

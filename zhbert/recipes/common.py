@@ -125,6 +125,11 @@ def _in_model_order(data, model: str):
     if head.kind == "token" or list(data.labels) == list(head.labels):
         return data
     missing = [label for label in data.labels if label not in head.labels]
+    if missing and len(missing) == len(data.labels) == len(head.labels):
+        # no name in common (a model trained on a file's 0 / 1 scoring a set's different / paraphrase):
+        # read by position, as the two were written, and said
+        note = f"labels compared by position: {model}'s ({', '.join(head.labels)}) as {data.name}'s ({', '.join(data.labels)})"
+        return replace(data, notes=[*data.notes, note])
     if missing:
         raise ValueError(f"{data.name}'s labels {missing} are not among {model}'s ({', '.join(head.labels)})")
     to_model = [head.labels.index(label) for label in data.labels]
