@@ -84,8 +84,6 @@ def load_splits(args: RecipeArguments, task: str):
         )
     else:
         data = load_task_data(task, args.dataset)
-        if args.evaluate_only:
-            data = _in_model_order(data, args.evaluate_only)
     if args.score_on not in ("test", "dev"):
         raise ValueError(f"--score-on must be test or dev, got {args.score_on!r}")
     if args.add_dev_to_train:
@@ -105,6 +103,8 @@ def load_splits(args: RecipeArguments, task: str):
     elif args.extra_train_weight != 1.0 or args.extra_train_criterion:
         flag = "--extra-train-weight weighs" if args.extra_train_weight != 1.0 else "--extra-train-criterion names the standard of"
         raise ValueError(f"{flag} the sentences of --extra-train: give the file")
+    if args.evaluate_only and not args.test_file and task in ("tagging", "matching"):  # after every refusal of a training option
+        data = _in_model_order(data, args.evaluate_only)
     n = args.max_eval_samples
     return replace(
         data,
