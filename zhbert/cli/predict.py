@@ -52,20 +52,13 @@ def _next_chunk(rows, size: int) -> list:
 def _json_input(line: str, name: str, lineno: int, pairs: bool, text_column: str, names: list):
     """(text or pair, what to write back: the record's ``id``) of one JSON-lines record; ``names``
     holds the keys found in the first record, for every record after it."""
-    from ..data.jsonio import json_line_record
+    from ..data.jsonio import json_line_record, record_texts
     from ..data.user_files import text_names
-    from ..errors import DataFormatError
 
     record = json_line_record(line, name, lineno)
     if not names:
         names.extend(text_names(pairs, record, text_column, name, lineno, "key"))
-    texts = []
-    for key in names:
-        if key not in record:
-            raise DataFormatError(name, lineno, f"no key {key!r} (the first record's text)")
-        if not isinstance(record[key], str):
-            raise DataFormatError(name, lineno, f"{key!r} is {type(record[key]).__name__}, expected a text")
-        texts.append(record[key])
+    texts = record_texts(record, names, name, lineno)
     return (tuple(texts) if pairs else texts[0]), ({"id": record["id"]} if "id" in record else {})
 
 

@@ -114,6 +114,19 @@ def json_line_record(line: str, name: str, lineno: int) -> dict:
     return record
 
 
+def record_texts(record: dict, keys, name: str, line: int) -> list[str]:
+    """The texts under ``keys`` in one record; a key missing or not holding a string is an error
+    naming ``name:line`` (the keys were chosen from the first record, so every record needs them)."""
+    texts = []
+    for key in keys:
+        if key not in record:
+            raise DataFormatError(name, line, f"no key {key!r} (the first record's text)")
+        if not isinstance(record[key], str):
+            raise DataFormatError(name, line, f"{key!r} is {type(record[key]).__name__}, expected a text")
+        texts.append(record[key])
+    return texts
+
+
 def require(record: Any, key: str, kind: type | tuple[type, ...], name: str, line: int) -> Any:
     """``record[key]`` checked for presence and type; error names file and line."""
     if not isinstance(record, dict):

@@ -396,7 +396,7 @@ def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[
 def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
     """Rows of a JSON-lines file (or one JSON array) of objects, CLUE's form: the names of the first
     record's keys pick the columns, and every record must have them."""
-    from .jsonio import iter_json_records
+    from .jsonio import iter_json_records, record_texts
 
     rows, names, no_gold = [], None, []
     for line, record in iter_json_records(read_text(path), path):
@@ -405,12 +405,7 @@ def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: lis
         if names is None:
             names = _column_names(task, record, text_column, label_column, path, line, "key", notes)
         cells = []
-        for key in names[:-1]:
-            if key not in record:
-                raise DataFormatError(path, line, f"no key {key!r} (the first record's text)")
-            value = record[key]
-            if not isinstance(value, str):
-                raise DataFormatError(path, line, f"{key!r} is {type(value).__name__}, expected a text")
+        for key, value in zip(names[:-1], record_texts(record, names[:-1], path, line)):
             if len(value) > MAX_LINE_CHARS:
                 raise DataFormatError(path, line, f"{key!r} has {len(value):,} characters: over the {MAX_LINE_CHARS:,} a text may have")
             cells.append(value.strip())
