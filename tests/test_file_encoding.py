@@ -178,3 +178,31 @@ def test_a_spreadsheet_or_a_compressed_file_is_named_for_what_it_is(tmp_path, pd
     plain = tmp_path / "plain.txt"  # text that starts like nothing above reads as before
     plain.write_bytes(text)
     assert read_text(str(plain)).splitlines() == pd_sentences[:200]
+
+
+def test_a_parquet_file_where_text_is_read_says_what_reads_it(tmp_path, pd_sentences):
+    """A hub dataset's Parquet file given as a user dictionary or to predict: "binary data (NUL byte)"
+    at line 1 before; now named, with the commands that read it and the one line that writes it as
+    JSON lines, which predict --format jsonl reads."""
+    from datasets import Dataset
+
+    path = tmp_path / "test-00000-of-00001.parquet"
+    Dataset.from_dict({"text": pd_sentences[:30]}).to_parquet(path)
+    says = "a Parquet file (as the Hugging Face hub serves datasets), not text: zhbert train ner, tagging and matching and zhbert pretrain"
+    for reader in (read_text, read_dictionary):
+        with pytest.raises(DataFormatError, match=re.escape(f"{path}: {says}")):
+            reader(str(path))
+    r = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws-fast", str(path)], capture_output=True, text=True, timeout=300
+    )
+    assert r.returncode == 1 and says in r.stderr and "Traceback" not in r.stderr
+    command = r.stderr.split('python -c "', 1)[1].split('")', 1)[0]
+    command = command.replace("NEW_FILE", str(tmp_path / "test.jsonl")).replace("FILE", str(path))
+    subprocess.run([sys.executable, "-c", command], check=True, timeout=120)
+    r = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", "cws-fast", str(tmp_path / "test.jsonl")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 30, r.stderr[-2000:]

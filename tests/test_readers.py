@@ -267,7 +267,37 @@ def test_a_json_lines_corpus_gives_each_records_text(shared, tmp_path, caplog):
     (wiki.parent / "wiki_01").write_text(wiki.read_text(encoding="utf-8"), encoding="utf-8")  # WikiExtractor's names
     with caplog.at_level(logging.WARNING, logger="zhbert.data.corpus"):
         assert data.read_corpus(str(wiki.parent))["text"] == read["text"]
-    assert f"{wiki.parent}: 1 file not read, not .txt, .jsonl or .json (such as {wiki.parent / 'wiki_01'})" in caplog.text
+    assert f"{wiki.parent}: 1 file not read, not .txt, .jsonl, .json or .parquet (such as {wiki.parent / 'wiki_01'})" in caplog.text
     wiki.unlink()
-    with pytest.raises(DataFormatError, match=r"directory holds no .txt, .jsonl or .json files \(it holds 1 other file, such as wiki_01"):
+    with pytest.raises(
+        DataFormatError, match=r"directory holds no .txt, .jsonl, .json or .parquet files \(it holds 1 other file, such as wiki_01"
+    ):
         data.read_corpus(str(wiki.parent))
+
+
+def test_a_parquet_corpus_gives_each_rows_text(shared, tmp_path, caplog):
+    """Corpora as the Hugging Face hub serves them (Chinese Wikipedia, news, web crawls): Parquet
+    files, read a batch of rows at a time, each row's text (``text``, else ``content``, or
+    --text-key) a document. Before, "binary data (NUL byte)" at line 1, or in a folder not read."""
+    import logging
+
+    from datasets import Dataset
+
+    docs = data.read_corpus(str(shared / "corpora" / "weibo_senti_sample"))["text"][:40]
+    wiki = tmp_path / "wikipedia" / "train-00000-of-00002.parquet"
+    wiki.parent.mkdir()
+    texts = [f"{d}\n\n{d}" for d in docs]
+    texts[5] = ""  # an article with no text: no document, and said
+    rows = {"id": [str(i) for i in range(len(docs))], "title": [d[:6] for d in docs], "text": texts}
+    Dataset.from_dict(rows).to_parquet(wiki)
+    with caplog.at_level(logging.WARNING, logger="zhbert.data.corpus"):
+        read = data.read_corpus(str(wiki.parent))
+    assert read["text"] == [t for t in texts if t] and read["line"] == [i + 1 for i, t in enumerate(texts) if t]
+    assert set(read["source"]) == {"wikipedia"} and f"{wiki}: 1 record with no text, no document (the first at row 6)" in caplog.text
+    both = data.read_corpus(str(wiki), text_key="title,text")["text"]
+    assert both[0] == f"{docs[0][:6]}\n{texts[0]}"
+    news = tmp_path / "news"  # a Parquet file named otherwise is known by its first bytes
+    Dataset.from_dict({"content": docs}).to_parquet(news)
+    assert data.read_corpus(str(news))["text"] == docs
+    with pytest.raises(DataFormatError, match=rf"{news}: no column 'body' in content"):
+        data.read_corpus(str(news), text_key="body")

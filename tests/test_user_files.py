@@ -511,3 +511,108 @@ def test_records_nobody_labelled_are_left_out_and_counted_not_trained_as_texts_w
     unlabelled.write_text("".join(_lines(datasets_dir / "cluener2020" / "test.json", 40)), encoding="utf-8")
     with pytest.raises(DataFormatError, match=f"{unlabelled}: no labelled records"):
         task_data_from_files("ner", str(unlabelled))
+
+
+PD_NER_NAMES = ["O", "B-PER", "I-PER", "B-ORG", "I-ORG", "B-LOC", "I-LOC"]  # the hub's peoples_daily_ner ClassLabel
+
+
+def _pd_ner_sentences(datasets_dir, n):
+    """The first ``n`` sentences of People's Daily NER dev as (characters, tags)."""
+    sentences, chars, tags = [], [], []
+    with open(datasets_dir / "peoples_daily_ner" / "example.dev", encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if parts:
+                chars.append(parts[0])
+                tags.append(parts[1])
+            elif chars:
+                sentences.append((chars, tags))
+                chars, tags = [], []
+                if len(sentences) == n:
+                    break
+    return sentences
+
+
+def test_hub_parquet_files_train_with_their_class_names(datasets_dir, tiny_encoder, tmp_path):
+    """Datasets as the Hugging Face hub (and its mirrors) serve them: Parquet, each ClassLabel a
+    number whose name is in the file's metadata, -1 for no label. Before, "binary data (NUL byte)"
+    at line 1; now People's Daily NER (``tokens``/``ner_tags``) and OCNLI (``sentence1``/``sentence2``,
+    its no-gold pairs -1) train with the names as labels, and no-gold rows are counted, not classes."""
+    from datasets import ClassLabel, Dataset, Features, List, Value
+
+    sentences = _pd_ner_sentences(datasets_dir, 120)
+    ner = tmp_path / "train-00000-of-00001.parquet"
+    features = Features(id=Value("string"), tokens=List(Value("string")), ner_tags=List(ClassLabel(names=PD_NER_NAMES)))
+    rows = {"id": [str(i) for i in range(len(sentences))], "tokens": [c for c, _ in sentences]}
+    Dataset.from_dict({**rows, "ner_tags": [[PD_NER_NAMES.index(t) for t in tags] for _, tags in sentences]}, features=features).to_parquet(
+        ner
+    )
+    data = task_data_from_files("ner", str(ner), validation_share=0.25)
+    assert data.notes[0] == f"train: {ner} (parquet)" and data.labels == ["O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+    by_text = {r["text"]: r["tags"] for r in data.train + data.dev}
+    assert all(by_text["".join(chars)] == tags for chars, tags in sentences)  # BIO characters, read back unchanged
+    r = _train("ner", ner, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    saved = json.loads((tmp_path / "run" / "model" / "config.json").read_text(encoding="utf-8"))["zhbert_head"]["labels"]
+    assert saved == data.labels  # names, not the numbers the file holds
+
+    records = [json.loads(line) for line in _lines(datasets_dir / "ocnli" / "dev.json", 200)]
+    names = ["entailment", "neutral", "contradiction"]  # CLUE's ocnli ClassLabel on the hub
+    no_gold = [i + 1 for i, rec in enumerate(records) if rec["label"] not in names]
+    assert no_gold
+    nli = tmp_path / "ocnli.parquet"
+    features = Features(sentence1=Value("string"), sentence2=Value("string"), label=ClassLabel(names=names), idx=Value("int32"))
+    columns = {k: [rec[k] for rec in records] for k in ("sentence1", "sentence2")}
+    labels = [names.index(rec["label"]) if rec["label"] in names else -1 for rec in records]
+    Dataset.from_dict({**columns, "label": labels, "idx": list(range(len(records)))}, features=features).to_parquet(nli)
+    data = task_data_from_files("matching", str(nli))
+    assert data.labels == sorted(names) and len(data.train) + len(data.dev) == len(records) - len(no_gold)
+    assert f"{nli}: {len(no_gold)} records of no label (-1) left out, the first at row {no_gold[0]}" in data.notes
+    pairs = {(row["text_a"], row["text_b"]): data.labels[row["label"]] for row in data.train + data.dev}
+    assert all(pairs[rec["sentence1"], rec["sentence2"]] == rec["label"] for rec in records if rec["label"] in names)
+
+    broken = tmp_path / "cut.parquet"  # a download cut short
+    broken.write_bytes(nli.read_bytes()[: nli.stat().st_size // 2])
+    with pytest.raises(DataFormatError, match=rf"{broken}: not a readable Parquet file"):
+        task_data_from_files("matching", str(broken))
+    with pytest.raises(DataFormatError, match=rf"{nli}: a Parquet file \(as the Hugging Face hub serves datasets\), not text"):
+        task_data_from_files("cws", str(nli))
+
+
+def test_run_ner_json_records_of_tokens_and_tags_train(datasets_dir, tmp_path, caplog):
+    """run_ner.py's JSON (``{"tokens": [...], "ner_tags": [...]}``), which ``Dataset.to_json`` writes:
+    before, every record was taken as one nobody labelled and the file refused as "no labelled records"."""
+    import logging
+
+    sentences = _pd_ner_sentences(datasets_dir, 60)
+    chars = tmp_path / "train.json"
+    records = [{"id": str(i), "tokens": c, "ner_tags": t} for i, (c, t) in enumerate(sentences)] + [
+        {"id": "60", "tokens": [], "ner_tags": []}
+    ]
+    chars.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        read = read_entity_json(str(chars))
+    assert [r["text"] for r in read] == ["".join(c) for c, _ in sentences]
+    assert f"{chars}: 1 record(s) of no tokens left out, the first at line 61" in caplog.text
+    first = next(i for i, (_, tags) in enumerate(sentences) if any(t != "O" for t in tags))
+    from zhbert.tags import tags_to_spans
+
+    assert read[first]["spans"] == tags_to_spans(sentences[first][1], "BIO")
+
+    words = tmp_path / "words.jsonl"  # tokens that are words, tagged in BIOES: each entity covers its words' characters
+    words.write_text(
+        json.dumps({"tokens": ["新华社", "北京", "电"], "tags": ["S-ORG", "S-LOC", "O"]}, ensure_ascii=False), encoding="utf-8"
+    )
+    assert read_entity_json(str(words))[0]["spans"] == [("ORG", 0, 3), ("LOC", 3, 5)]
+    bad = (
+        ({"tokens": list("北京"), "ner_tags": [5, 6]}, "'ner_tags' holds numbers, not tag names"),
+        ({"tokens": list("北京欢迎"), "ner_tags": ["B-LOC", "I-LOC", "O"]}, "4 tokens and 3 ner_tags: one tag a token"),
+        ({"tokens": list("北京")}, "'tokens' without their tags: expected 'ner_tags' or 'tags' beside them"),
+        ({"tokens": ["北", ""], "ner_tags": ["B-LOC", "I-LOC"]}, "'tokens' should be a list of non-empty strings"),
+        ({"tokens": list("在北京"), "ner_tags": ["O", "I-LOC", "I-LOC"]}, "I-LOC follows O"),
+    )
+    for record, problem in bad:
+        path = tmp_path / "bad.json"
+        path.write_text(json.dumps(records[0], ensure_ascii=False) + "\n" + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{path}:2: {re.escape(problem)}"):
+            task_data_from_files("ner", str(path))

@@ -84,6 +84,12 @@ _MAGIC = (
     (b"Rar!\x1a\x07", "a RAR archive, not text: extract it first"),
     (b"%PDF-", "a PDF, not text: extract its text first (pdftotext FILE NEW_FILE)"),
     (b"SQLite format 3\x00", "an SQLite database, not text: export the table as CSV UTF-8"),
+    (
+        b"PAR1",
+        "a Parquet file (as the Hugging Face hub serves datasets), not text: zhbert train ner, tagging and matching and "
+        'zhbert pretrain read it as it is; here, write it as JSON lines first (python -c "import pandas as pd; '
+        "pd.read_parquet('FILE').to_json('NEW_FILE', orient='records', lines=True, force_ascii=False)\")",
+    ),
 )
 #: what an Office Open XML or OpenDocument zip holds, by the folder of its parts
 _ZIPPED_DOCUMENTS = (

@@ -40,15 +40,19 @@ def pretrain(ctx: typer.Context) -> None:
 @app.command("prepare-corpus")
 def prepare_corpus(
     corpus: List[Path] = typer.Option(
-        ..., "--corpus", help="text files or folders (*.txt, *.jsonl, *.json), one document per line or JSON lines"
+        ..., "--corpus", help="text files or folders (*.txt, *.jsonl, *.json, *.parquet), one document per line, JSON lines or Parquet"
     ),
     output: Path = typer.Option(..., "--output", "-o", help="the portable file to write (*.zhcorpus)"),
     masking: str = typer.Option("wwm", help="the masking strategy it is for: the file holds the units that strategy needs"),
     tokenizer_from: Optional[Path] = typer.Option(None, "--tokenizer-from", help="use this checkpoint's vocabulary (default: zhbert's)"),
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
     max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
-    doc_format: str = typer.Option("auto", help="line, blank-line or jsonl; auto: jsonl for .jsonl/.json files, line otherwise"),
-    text_key: str = typer.Option("auto", help="jsonl: the key of each record's text (auto: text, else content; title,content for both)"),
+    doc_format: str = typer.Option(
+        "auto", help="line, blank-line, jsonl or parquet; auto: jsonl for .jsonl/.json files, parquet for .parquet, line otherwise"
+    ),
+    text_key: str = typer.Option(
+        "auto", help="jsonl and parquet: the key (column) of each record's text (auto: text, else content; title,content for both)"
+    ),
     user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
 ) -> None:
     """Tokenise + segment a corpus once into a compact file that `zhbert pretrain --corpus` reads (e.g. on a GPU machine)."""

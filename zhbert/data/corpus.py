@@ -1,11 +1,12 @@
-"""Raw text for pretraining: one document per line, blank-line-separated, or JSON lines.
+"""Raw text for pretraining: one document per line, blank-line-separated, JSON lines or Parquet.
 
 The default corpus is ``../shared/corpora/*/*.txt`` (one document per line); a
 user's own files work the same way. Corpora shipped as JSON lines (Chinese Wikipedia
 dumps ``{"id", "url", "title", "text"}``, news2016zh ``{"title", "content", ...}``,
 web crawls ``{"text"}``) give each record's text as a document (``.jsonl``/``.json``
-files, or ``doc_format="jsonl"``); a plain-text file whose first line is a JSON
-object is refused, as its keys and quotes would be trained on. A file that is empty,
+files, or ``doc_format="jsonl"``), and so do Parquet files, the form the Hugging Face
+hub serves corpora in (``.parquet``, read a batch of rows at a time, the same keys as
+columns); a plain-text file whose first line is a JSON object is refused, as its keys and quotes would be trained on. A file that is empty,
 binary or not UTF-8 is an error naming the file (and line); blank lines between
 documents are separators, never documents. Nothing is truncated: a document longer
 than ``MAX_DOC_CHARS`` is cut into consecutive pieces (at a sentence end where one is
@@ -24,6 +25,7 @@ from datasets import Dataset, Features, Value
 from ..errors import DataFormatError
 from .build import build_dataset
 from .jsonio import MAX_RECORD_CHARS, json_line_record, looks_like_json_object
+from .parquet import is_parquet
 from .source import cut_point, iter_line_pieces, iter_lines
 
 logger = logging.getLogger(__name__)
@@ -31,11 +33,12 @@ logger = logging.getLogger(__name__)
 __all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
 
 MAX_DOC_CHARS = 100_000
-DOC_FORMATS = ("auto", "line", "blank-line", "jsonl")
-#: CORPUS_SUFFIXES: what a folder of corpus files is read for; ``auto`` reads .json and .jsonl as JSON lines
-CORPUS_SUFFIXES = (".txt", ".jsonl", ".json")
-#: where a JSON-lines record keeps its text when --text-key is left at auto: Wikipedia dumps and web
-#: crawls say ``text``, news2016zh, webtext2019zh and WuDaoCorpora ``content``
+DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "parquet")
+#: CORPUS_SUFFIXES: what a folder of corpus files is read for; ``auto`` reads .json and .jsonl as JSON
+#: lines and .parquet as Parquet
+CORPUS_SUFFIXES = (".txt", ".jsonl", ".json", ".parquet")
+#: where a JSON-lines record (or Parquet row) keeps its text when --text-key is left at auto: Wikipedia
+#: dumps and web crawls say ``text``, news2016zh, webtext2019zh and WuDaoCorpora ``content``
 CORPUS_TEXT_KEYS = ("text", "content")
 
 
@@ -56,7 +59,7 @@ def _count(n: int, thing: str) -> str:
 
 
 def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
-    """Expand directories into their ``*.txt``, ``*.jsonl`` and ``*.json`` files (sorted); keep files
+    """Expand directories into their ``*.txt``, ``*.jsonl``, ``*.json`` and ``*.parquet`` files (sorted); keep files
     as given. Other files in a directory are not read, and the log says how many."""
     out: list[str] = []
     for p in paths:
@@ -71,9 +74,11 @@ def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
                     if others
                     else ""
                 )
-                raise DataFormatError(str(p), None, f"directory holds no .txt, .jsonl or .json files{held}")
+                raise DataFormatError(str(p), None, f"directory holds no .txt, .jsonl, .json or .parquet files{held}")
             if others:
-                logger.warning("%s: %s not read, not .txt, .jsonl or .json (such as %s)", p, _count(len(others), "file"), others[0])
+                logger.warning(
+                    "%s: %s not read, not .txt, .jsonl, .json or .parquet (such as %s)", p, _count(len(others), "file"), others[0]
+                )
             out.extend(found)
         else:
             out.append(str(p))
@@ -84,7 +89,8 @@ def _file_format(path: str, doc_format: str) -> str:
     if doc_format not in DOC_FORMATS:
         raise ValueError(f"doc_format must be one of {', '.join(DOC_FORMATS)}, got {doc_format!r}")
     if doc_format == "auto":
-        return "jsonl" if Path(path).suffix.lower() in (".json", ".jsonl") else "line"
+        suffix = Path(path).suffix.lower()
+        return "jsonl" if suffix in (".json", ".jsonl") else "parquet" if suffix == ".parquet" or is_parquet(path) else "line"
     return doc_format
 
 
@@ -98,19 +104,32 @@ def _refuse_json_as_text(path: str, lineno: int, text: str) -> None:
         )
 
 
-def _json_documents(path: str, text_key: str):
-    """``(line, document)`` of a JSON-lines corpus file, read a line at a time: each record's text
-    under ``text_key`` (``auto``: the first of :data:`CORPUS_TEXT_KEYS` in the first record; keys
-    joined by commas, such as ``title,content``, give their texts a line each)."""
-    keys = None if text_key == "auto" else [k.strip() for k in text_key.split(",") if k.strip()]
-    empty, last = [], 0
+def _json_records(path: str):
+    """``(line, record)`` of a JSON-lines corpus file, read a line at a time (blank lines skipped)."""
+    last = 0
     for lineno, piece in iter_line_pieces(path, MAX_RECORD_CHARS):
         if lineno == last:
             raise DataFormatError(path, lineno, f"a JSON record over the {MAX_RECORD_CHARS:,} characters one may have")
         last = lineno
-        if not piece.strip():
-            continue
-        record = json_line_record(piece, path, lineno)
+        if piece.strip():
+            yield lineno, json_line_record(piece, path, lineno)
+
+
+def _keyed_documents(path: str, fmt: str, text_key: str):
+    """``(line, document)`` of a JSON-lines or Parquet corpus file: each record's text under
+    ``text_key`` (``auto``: the first of :data:`CORPUS_TEXT_KEYS` in the first record; keys joined by
+    commas, such as ``title,content``, give their texts a line each). A Parquet file is read a batch
+    of rows at a time, of the text columns only where they are named."""
+    keys = None if text_key == "auto" else [k.strip() for k in text_key.split(",") if k.strip()]
+    where = "row" if fmt == "parquet" else "line"
+    if fmt == "parquet":
+        from .parquet import iter_parquet_records
+
+        records = iter_parquet_records(path, columns=keys)
+    else:
+        records = _json_records(path)
+    empty = []
+    for lineno, record in records:
         if keys is None:
             keys = [next((k for k in CORPUS_TEXT_KEYS if k in record), None)]
             if keys[0] is None:
@@ -134,7 +153,7 @@ def _json_documents(path: str, text_key: str):
         else:
             empty.append(lineno)
     if empty:
-        logger.warning("%s: %s with no text, no document (the first at line %d)", path, _count(len(empty), "record"), empty[0])
+        logger.warning("%s: %s with no text, no document (the first at %s %d)", path, _count(len(empty), "record"), where, empty[0])
 
 
 def _gen(paths, policy, doc_format, text_key="auto"):
@@ -154,8 +173,8 @@ def _gen(paths, policy, doc_format, text_key="auto"):
                     n_docs += lineno != last
                     last = lineno
                     yield {"text": text, "source": source, "line": lineno}
-        elif fmt == "jsonl":
-            for lineno, text in _json_documents(path, text_key):
+        elif fmt in ("jsonl", "parquet"):
+            for lineno, text in _keyed_documents(path, fmt, text_key):
                 n_docs += 1
                 yield from ({"text": p, "source": source, "line": lineno} for p in _pieces(text))
         elif fmt == "blank-line":
@@ -181,7 +200,8 @@ def _gen(paths, policy, doc_format, text_key="auto"):
 
 def read_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "auto", on_error: str = "raise", text_key: str = "auto") -> Dataset:
     """Documents from text files or directories as ``text, source, line``; ``doc_format`` is one of
-    :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, a document a line otherwise)."""
+    :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, Parquet for ``.parquet``
+    files, a document a line otherwise)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = corpus_files(list(paths))

@@ -9,7 +9,9 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
-  ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``.
+  ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``, or
+  run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
+  ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
 * ``cws``: ``words`` - one sentence per line, words separated by spaces.
 * ``pos``: ``wordtag`` - one sentence per line, ``word/TAG`` items separated by spaces (People's Daily's
   form; a compound's brackets, ``[中央/n 电视台/n]nt``, are dropped and its words kept with their own tags).
@@ -17,6 +19,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form).
 * ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` and ``jsonl`` - columns or keys
   ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
+* ``tagging`` and ``matching`` also read ``parquet``, the form the Hugging Face hub serves datasets in:
+  the columns as the keys of ``jsonl``, a ClassLabel's numbers read as its names, -1 (no label) left out.
 
 The label set comes from the training file and is saved with the model. Without a validation file,
 a seeded share of the training rows is held out as the dev split, and the notes say so. Every bad
@@ -33,6 +37,7 @@ from pathlib import Path
 
 from ..errors import DataFormatError, clip
 from ..tags import labels_for
+from .parquet import is_parquet
 from .source import iter_lines, read_text
 
 logger = logging.getLogger(__name__)
@@ -40,12 +45,14 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "conll-words", "jsonl"),
+    "ner": ("conll", "conll-words", "jsonl", "parquet"),
     "cws": ("words",),
     "pos": ("wordtag",),
-    "tagging": ("tsv", "csv", "jsonl"),
-    "matching": ("tsv", "csv", "jsonl"),
+    "tagging": ("tsv", "csv", "jsonl", "parquet"),
+    "matching": ("tsv", "csv", "jsonl", "parquet"),
 }
+#: formats whose records carry their fields by name (JSON keys, Parquet columns)
+KEYED_FORMATS = ("jsonl", "parquet")
 MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
 
 
@@ -57,6 +64,8 @@ def _format(task: str, path: str, fmt: str) -> str:
             raise ValueError(f"--format {fmt!r} is not a {task} format; choose {', '.join(FORMATS[task])} (or auto)")
         return fmt
     suffix = Path(path).suffix.lower()
+    if task in ("ner", "tagging", "matching") and (suffix == ".parquet" or is_parquet(path)):
+        return "parquet"
     if task == "ner":
         return "jsonl" if suffix in (".json", ".jsonl") else "conll"
     if task == "cws":
@@ -66,32 +75,115 @@ def _format(task: str, path: str, fmt: str) -> str:
     return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") else "tsv"
 
 
-# --- NER ----------------------------------------------------------------------------------------
-def read_entity_json(path: str, notes: list[str] | None = None) -> list[dict]:
-    """Records of a JSON-lines (or JSON array) entity file as ``{"text", "spans": [(type, start, end)],
-    "line"}`` with end-exclusive offsets, each span checked against its text. A record nobody labelled
-    (no ``label`` key; a Label Studio task without an annotation, or only skipped ones) is left out,
-    counted in ``notes``: read as a text without entities, it would teach the model that its names are none."""
+def _records(path: str, fmt: str):
+    """``(line, record)`` of a JSON-lines file (or JSON array), or ``(row, record)`` of a Parquet
+    file, whose ClassLabel numbers are read as their names and whose -1 (no label) as :data:`NO_GOLD_LABEL`."""
+    if fmt == "parquet":
+        from .parquet import iter_parquet_records
+
+        return iter_parquet_records(path, missing=NO_GOLD_LABEL)
     from .jsonio import iter_json_records
 
-    out, unlabelled = [], []
-    for line, record in iter_json_records(read_text(path), path):
+    return iter_json_records(read_text(path), path)
+
+
+def _left_out(path: str, fmt: str, lines: list[int], what: str, notes: list[str] | None) -> None:
+    """Say (log and ``notes``) how many records were left out as ``what``, and where the first was."""
+    if lines:
+        note = f"{path}: {len(lines):,} {what} left out, the first at {'row' if fmt == 'parquet' else 'line'} {lines[0]}"
+        logger.warning(note)
+        if notes is not None:
+            notes.append(note)
+
+
+# --- NER ----------------------------------------------------------------------------------------
+#: the key of a token list's tags (run_ner.py reads ``ner_tags``, as the hub's NER datasets name them)
+TOKEN_TAG_KEYS = ("ner_tags", "tags")
+
+
+def read_entity_json(path: str, notes: list[str] | None = None, fmt: str = "jsonl") -> list[dict]:
+    """Records of a JSON-lines (or JSON array) or Parquet entity file as ``{"text", "spans": [(type,
+    start, end)], "line"}`` with end-exclusive offsets, each span checked against its text. A record
+    of tokens and their tags (run_ner.py's and the hub's shape) is tagged in the scheme its file's tags
+    use. A record nobody labelled (no ``label`` key; a Label Studio task without an annotation, or only
+    skipped ones) is left out, counted in ``notes``: read as a text without entities, it would teach
+    the model that its names are none. So is a record of no tokens."""
+    out, unlabelled, empty, tokenized = [], [], [], []
+    for line, record in _records(path, fmt):
         items = record if isinstance(record, list) else [record]
         for rec in items:  # a Label Studio export is one array of tasks
+            tokens = _token_tagged(rec, path, line)
+            if tokens is not None:
+                (tokenized if tokens[0] else empty).append((line, *tokens))
+                continue
             found = _entity_record(rec, path, line)
             if found is None:
                 unlabelled.append(line)
             else:
                 out.append({**found, "line": line})
-    if unlabelled:
-        first = unlabelled[0]
-        note = f"{path}: {len(unlabelled):,} record(s) nobody labelled (no label, or no annotation) left out, the first at line {first}"
-        logger.warning(note)
-        if notes is not None:
-            notes.append(note)
+    out.extend(_token_records(tokenized, path))
+    out.sort(key=lambda record: record["line"])
+    _left_out(path, fmt, unlabelled, "record(s) nobody labelled (no label, or no annotation)", notes)
+    _left_out(path, fmt, [line for line, *_ in empty], "record(s) of no tokens", notes)
     if not out:
         raise DataFormatError(path, None, "no labelled records" if unlabelled else "no records")
     return out
+
+
+def _token_tagged(rec, path: str, line: int) -> tuple[list[str], list[str]] | None:
+    """``(tokens, tags)`` of a record ``{"tokens": [...], "ner_tags": [...]}``; None for another shape."""
+    if not isinstance(rec, dict) or "tokens" not in rec:
+        return None
+    key = next((k for k in TOKEN_TAG_KEYS if k in rec), None)
+    if key is None:
+        raise DataFormatError(path, line, f"'tokens' without their tags: expected {' or '.join(map(repr, TOKEN_TAG_KEYS))} beside them")
+    tokens, tags = rec["tokens"], rec[key]
+    if not isinstance(tokens, list) or not all(isinstance(t, str) and t for t in tokens):
+        raise DataFormatError(path, line, f"'tokens' should be a list of non-empty strings, found {clip(tokens)}")
+    if isinstance(tags, list) and any(isinstance(t, int) for t in tags):
+        raise DataFormatError(
+            path,
+            line,
+            f"{key!r} holds numbers, not tag names, and JSON keeps no names for them: give the dataset's Parquet file, "
+            f"which does, or write the names (names = ds.features['{key}'].feature.names; "
+            f"ds.map(lambda r: {{'{key}': [names[i] for i in r['{key}']]}}))",
+        )
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
+        raise DataFormatError(path, line, f"{key!r} should be a list of tags (strings), found {clip(tags)}")
+    if len(tokens) != len(tags):
+        raise DataFormatError(path, line, f"{len(tokens)} tokens and {len(tags)} {key}: one tag a token")
+    if sum(map(len, tokens)) > MAX_LINE_CHARS:
+        raise DataFormatError(path, line, f"a text of more than {MAX_LINE_CHARS:,} characters")
+    return tokens, tags
+
+
+def _token_records(tokenized: list[tuple[int, list[str], list[str]]], path: str) -> list[dict]:
+    """``{"text", "spans", "line"}`` of records of tokens and their tags, in the scheme (BIO, BIOES or
+    BMES) their tags use together."""
+    from ..tags import detect_scheme
+
+    if not tokenized:
+        return []
+    scheme = detect_scheme({t for _, _, tags in tokenized for t in tags})
+    out = []
+    for line, tokens, tags in tokenized:
+        text, spans = _words_to_spans(tokens, tags, scheme, path, lambda i, line=line: line, "tokens")
+        out.append({"text": text, "spans": spans, "line": line})
+    return out
+
+
+def _words_to_spans(words: list[str], tags: list[str], scheme: str, path: str, line_of, what: str):
+    """``(text, spans)`` of words (or tokens) tagged in ``scheme``: an entity covers its words'
+    characters. A tag sequence that breaks the scheme is an error at ``line_of(word index)``."""
+    from ..tags import check_sequence, tags_to_spans
+
+    bad = check_sequence(tags, scheme)
+    if bad is not None:
+        raise DataFormatError(path, line_of(bad[0]), f"{bad[1]} ({what} tagged in {scheme})")
+    starts = [0]
+    for word in words:
+        starts.append(starts[-1] + len(word))
+    return "".join(words), [(typ, starts[a], starts[b]) for typ, a, b in tags_to_spans(tags, scheme)]
 
 
 def _entity_record(rec, path: str, line: int) -> dict | None:
@@ -178,8 +270,8 @@ def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = Non
 
 
 def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list[dict], str]:
-    if fmt == "jsonl":
-        return _spans_to_rows(read_entity_json(path, notes), path, notes), "BIO"
+    if fmt in KEYED_FORMATS:
+        return _spans_to_rows(read_entity_json(path, notes, fmt), path, notes), "BIO"
     if fmt == "conll-words":
         return _word_tagged_rows(path), "BIO"
     from . import read_char_tagged
@@ -198,7 +290,7 @@ def _word_tagged_rows(path: str) -> list[dict]:
     """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line between sentences): each
     word's characters tagged within its entity, in BIO. Its tags are BIO, BIOES or BMES (detected),
     checked as a sequence of words: an ``I-`` that continues nothing is an error at its line."""
-    from ..tags import check_sequence, detect_scheme, spans_to_tags, tags_to_spans
+    from ..tags import detect_scheme, spans_to_tags
 
     sentences: list[tuple[list[str], list[str], list[int]]] = []
     words: list[str] = []
@@ -227,14 +319,7 @@ def _word_tagged_rows(path: str) -> list[dict]:
     scheme = detect_scheme({t for _, sentence_tags, _ in sentences for t in sentence_tags})
     rows = []
     for words, tags, lines in sentences:
-        bad = check_sequence(tags, scheme)
-        if bad is not None:
-            raise DataFormatError(path, lines[bad[0]], f"{bad[1]} (words tagged in {scheme})")
-        starts = [0]
-        for word in words:
-            starts.append(starts[-1] + len(word))
-        text = "".join(words)
-        spans = [(typ, starts[a], starts[b]) for typ, a, b in tags_to_spans(tags, scheme)]
+        text, spans = _words_to_spans(words, tags, scheme, path, lines.__getitem__, "words")
         rows.append({"text": text, "tags": spans_to_tags(len(text), spans, "BIO")})
     return rows
 
@@ -393,13 +478,13 @@ def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[
     raise DataFormatError(path, line, f"{key!r} is {what}")
 
 
-def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
-    """Rows of a JSON-lines file (or one JSON array) of objects, CLUE's form: the names of the first
-    record's keys pick the columns, and every record must have them."""
-    from .jsonio import iter_json_records, record_texts
+def _keyed(path: str, fmt: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
+    """Rows of a JSON-lines file (or one JSON array) of objects, CLUE's form, or of a Parquet file:
+    the names of the first record's keys (columns) pick the fields, and every record must have them."""
+    from .jsonio import record_texts
 
     rows, names, no_gold = [], None, []
-    for line, record in iter_json_records(read_text(path), path):
+    for line, record in _records(path, fmt):
         if not isinstance(record, dict):
             raise DataFormatError(path, line, f"expected a JSON object, found {type(record).__name__}")
         if names is None:
@@ -416,11 +501,8 @@ def _jsonl(path: str, task: str, text_column: str, label_column: str, notes: lis
             no_gold.append(line)
             continue
         rows.append((line, [*cells, label]))
-    if no_gold:
-        note = f"{path}: {len(no_gold):,} records labelled {NO_GOLD_LABEL!r} (no gold label) left out, the first at line {no_gold[0]}"
-        logger.warning(note)
-        if notes is not None:
-            notes.append(note)
+    what = "records of no label (-1)" if fmt == "parquet" else f"records labelled {NO_GOLD_LABEL!r} (no gold label)"
+    _left_out(path, fmt, no_gold, what, notes)
     return rows
 
 
@@ -455,8 +537,12 @@ def _labelled(
     if fmt == "tsv":
         rows = _without_header(path, _tsv(path, columns), notes)
     else:
-        rows = (_csv if fmt == "csv" else _jsonl)(path, task, text_column, label_column, notes)
-    if label_separator and fmt != "jsonl":
+        rows = (
+            _csv(path, task, text_column, label_column, notes)
+            if fmt == "csv"
+            else _keyed(path, fmt, task, text_column, label_column, notes)
+        )
+    if label_separator and fmt not in KEYED_FORMATS:
         if task != "tagging":
             raise ValueError("--label-separator splits a cell into several labels of one text (tagging); a pair takes one label")
         rows = [

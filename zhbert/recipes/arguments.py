@@ -29,13 +29,16 @@ class RecipeArguments:
     format: str = field(
         default="auto",
         metadata={
-            "help": "with --train-file: ner conll|conll-words|jsonl (CLUENER, doccano, Label Studio); cws words; pos wordtag; "
-            "tagging and matching tsv|csv|jsonl (CLUE's JSON lines); auto: by extension"
+            "help": "with --train-file: ner conll|conll-words|jsonl (CLUENER, doccano, Label Studio, tokens and ner_tags)|parquet; "
+            "cws words; pos wordtag; tagging and matching tsv|csv|jsonl (CLUE's JSON lines)|parquet (the Hugging Face hub's); "
+            "auto: by extension"
         },
     )
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
-    text_column: str = field(default="text", metadata={"help": "tagging CSV or JSON: the text column (default: text, sentence or content)"})
-    label_column: str = field(default="label", metadata={"help": "tagging and matching CSV or JSON: the label column"})
+    text_column: str = field(
+        default="text", metadata={"help": "tagging CSV, JSON or Parquet: the text column (default: text, sentence or content)"}
+    )
+    label_column: str = field(default="label", metadata={"help": "tagging and matching CSV, JSON or Parquet: the label column"})
     label_separator: str = field(
         default="",
         metadata={"help": "tagging TSV or CSV: what separates several labels of one text in its cell (e.g. ','): a multi-label file"},

@@ -91,14 +91,15 @@ class PretrainConfig:
     doc_format: str = field(
         default="auto",
         metadata=_help(
-            "line (a document a line), blank-line (blank lines between documents), jsonl (a JSON object a line); "
-            "auto: jsonl for .jsonl/.json files, line otherwise"
+            "line (a document a line), blank-line (blank lines between documents), jsonl (a JSON object a line), "
+            "parquet (a row a document, as the Hugging Face hub serves corpora); auto: jsonl for .jsonl/.json files, "
+            "parquet for .parquet, line otherwise"
         ),
     )
     text_key: str = field(
         default="auto",
         metadata=_help(
-            "jsonl: the key of each record's text (auto: text, else content); keys joined by commas, "
+            "jsonl and parquet: the key (column) of each record's text (auto: text, else content); keys joined by commas, "
             "such as title,content, give a line each"
         ),
     )
