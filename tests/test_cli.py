@@ -115,6 +115,26 @@ def test_predict_reads_clue_json_lines_and_writes_their_ids_back(ner_folder, dat
     assert r.returncode == 1 and f"{pairs}:1: no key 'text' in 'sentence1, sentence2, id'" in r.stderr
 
 
+def test_predict_reads_the_hubs_parquet_files(datasets_dir, tmp_path):
+    """A test split as the Hugging Face hub serves it (CLUE's ocnli: ``sentence1``, ``sentence2``,
+    ``label`` -1, ``idx``): before, "binary data (NUL byte)"; now each row's pair is predicted in order
+    and its ``idx`` written back, as for the same rows in JSON lines."""
+    from datasets import Dataset
+
+    given = [json.loads(line) for line in (datasets_dir / "ocnli" / "test.json").read_text(encoding="utf-8").splitlines()[:7]]
+    hub = tmp_path / "test-00000-of-00001.parquet"
+    columns = {k: [g[k] for g in given] for k in ("sentence1", "sentence2")}
+    Dataset.from_dict({**columns, "label": [-1] * len(given), "idx": [g["id"] for g in given]}).to_parquet(hub)
+    r = _zhbert("predict", "--model", "matching", str(hub), "--batch-size", "3")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(o["idx"], o["text_a"], o["text_b"]) for o in out] == [(g["id"], g["sentence1"], g["sentence2"]) for g in given]
+    r = _zhbert("predict", "--model", "matching", "--format", "parquet", "-", stdin="")
+    assert r.returncode == 1 and "--format parquet reads a file, not stdin" in r.stderr
+    r = _zhbert("predict", "--model", "cws-fast", str(hub))  # a pair file to a text model: no text column
+    assert r.returncode == 1 and f"{hub}:1: no column 'text' in 'sentence1, sentence2, label, idx'" in r.stderr
+
+
 def test_predict_bad_input_and_model(ner_folder, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes("第一行\n".encode() + b"\xff\xfe\n")

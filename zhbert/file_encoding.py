@@ -86,8 +86,8 @@ _MAGIC = (
     (b"SQLite format 3\x00", "an SQLite database, not text: export the table as CSV UTF-8"),
     (
         b"PAR1",
-        "a Parquet file (as the Hugging Face hub serves datasets), not text: zhbert train ner, tagging and matching and "
-        'zhbert pretrain read it as it is; here, write it as JSON lines first (python -c "import pandas as pd; '
+        "a Parquet file (as the Hugging Face hub serves datasets), not text: zhbert train ner, tagging and matching, "
+        'zhbert predict and zhbert pretrain read it as it is; here, write it as JSON lines first (python -c "import pandas as pd; '
         "pd.read_parquet('FILE').to_json('NEW_FILE', orient='records', lines=True, force_ascii=False)\")",
     ),
 )

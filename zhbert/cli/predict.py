@@ -52,14 +52,44 @@ def _next_chunk(rows, size: int) -> list:
 def _json_input(line: str, name: str, lineno: int, pairs: bool, text_column: str, names: list):
     """(text or pair, what to write back: the record's ``id``) of one JSON-lines record; ``names``
     holds the keys found in the first record, for every record after it."""
-    from ..data.jsonio import json_line_record, record_texts
+    from ..data.jsonio import json_line_record
     from ..data.user_files import text_names
 
     record = json_line_record(line, name, lineno)
     if not names:
         names.extend(text_names(pairs, record, text_column, name, lineno, "key"))
+    return _keyed_input(record, name, lineno, names)
+
+
+#: the fields of an input record written back beside its prediction (CLUE's JSON says id, the hub's Parquet idx)
+KEPT_FIELDS = ("id", "idx")
+
+
+def _keyed_input(record: dict, name: str, lineno: int, names: list):
+    """(text or pair, the fields written back) of one record whose texts are under ``names``."""
+    from ..data.jsonio import record_texts
+    from ..errors import DataFormatError, clip
+
     texts = record_texts(record, names, name, lineno)
-    return (tuple(texts) if pairs else texts[0]), ({"id": record["id"]} if "id" in record else {})
+    for text in texts:
+        if len(text) > MAX_PREDICT_LINE:
+            problem = f"a text of {len(text):,} characters: predict takes up to {MAX_PREDICT_LINE:,} ({clip(text, 40)}); split it"
+            raise DataFormatError(name, lineno, problem)
+    return (tuple(texts) if len(names) == 2 else texts[0]), {k: record[k] for k in KEPT_FIELDS if k in record}
+
+
+def _parquet_inputs(file: str, pairs: bool, text_column: str):
+    """(row, text or pair, fields written back) of a Parquet file, read a batch of rows at a time."""
+    from ..data.parquet import iter_parquet_records
+    from ..data.user_files import text_names
+
+    if file == "-":
+        raise ValueError("--format parquet reads a file, not stdin (Parquet keeps its index at the end of the file)")
+    names: list = []
+    for row, record in iter_parquet_records(file):
+        if not names:
+            names.extend(text_names(pairs, record, text_column, file, row, "column"))
+        yield (row, *_keyed_input(record, file, row, names))
 
 
 def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = "text"):
@@ -171,11 +201,12 @@ def predict(
     input_format: str = typer.Option(
         "auto",
         "--format",
-        help="lines (one text a line; pairs a<TAB>b) or jsonl (one JSON object a line, as CLUE ships its sets: the text under "
-        "--text-column, or text, sentence, content; a pair under text_a/text_b, sentence1/sentence2, ...; its id written back); "
-        "auto: jsonl for a .json or .jsonl file",
+        help="lines (one text a line; pairs a<TAB>b), jsonl (one JSON object a line, as CLUE ships its sets: the text under "
+        "--text-column, or text, sentence, content; a pair under text_a/text_b, sentence1/sentence2, ...; its id written back) "
+        "or parquet (the Hugging Face hub's files, the same columns; id or idx written back); "
+        "auto: jsonl for a .json or .jsonl file, parquet for a Parquet file",
     ),
-    text_column: str = typer.Option("text", "--text-column", help="--format jsonl: the key holding the text"),
+    text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(
         False, "--pairs", help="a plain transformers sequence classifier trained on sentence pairs: read a<TAB>b pairs"
     ),
@@ -192,10 +223,15 @@ def predict(
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion, pairs=pairs)
-        if input_format not in ("auto", "lines", "jsonl"):
-            _fail(f"--format must be auto, lines or jsonl, got {input_format!r}", code=2)
-        jsonl = input_format == "jsonl" or (input_format == "auto" and Path(file).suffix.lower() in (".json", ".jsonl"))
-        rows = _read_inputs(file, pairs=isinstance(pred, Matcher), jsonl=jsonl, text_column=text_column)
+        if input_format not in ("auto", "lines", "jsonl", "parquet"):
+            _fail(f"--format must be auto, lines, jsonl or parquet, got {input_format!r}", code=2)
+        from ..data.parquet import is_parquet
+
+        if input_format == "parquet" or (input_format == "auto" and file != "-" and is_parquet(file)):
+            rows = _parquet_inputs(file, pairs=isinstance(pred, Matcher), text_column=text_column)
+        else:
+            jsonl = input_format == "jsonl" or (input_format == "auto" and Path(file).suffix.lower() in (".json", ".jsonl"))
+            rows = _read_inputs(file, pairs=isinstance(pred, Matcher), jsonl=jsonl, text_column=text_column)
         if file == "-" and sys.stdin.isatty():
             batch_size = 1  # someone typing: an answer per line, not per 256
         chunk = _next_chunk(rows, batch_size)  # the first batch: a bad file fails before any output
