@@ -278,7 +278,8 @@ def test_a_json_lines_corpus_gives_each_records_text(shared, tmp_path, caplog):
 def test_a_parquet_corpus_gives_each_rows_text(shared, tmp_path, caplog):
     """Corpora as the Hugging Face hub serves them (Chinese Wikipedia, news, web crawls): Parquet
     files, read a batch of rows at a time, each row's text (``text``, else ``content``, or
-    --text-key) a document. Before, "binary data (NUL byte)" at line 1, or in a folder not read."""
+    --text-key) a document; so do folders ``Dataset.save_to_disk`` wrote. Before, "binary data (NUL
+    byte)" at line 1, or in a folder not read."""
     import logging
 
     from datasets import Dataset
@@ -301,3 +302,7 @@ def test_a_parquet_corpus_gives_each_rows_text(shared, tmp_path, caplog):
     assert data.read_corpus(str(news))["text"] == docs
     with pytest.raises(DataFormatError, match=rf"{news}: no column 'body' in content"):
         data.read_corpus(str(news), text_key="body")
+    saved = tmp_path / "news_saved"  # a folder Dataset.save_to_disk wrote: one source beside the files
+    Dataset.from_dict({"content": docs}).save_to_disk(str(saved))
+    both = data.read_corpus([str(saved), str(news)])
+    assert both["text"] == docs + docs and both["source"][0] == "news_saved"

@@ -616,3 +616,29 @@ def test_run_ner_json_records_of_tokens_and_tags_train(datasets_dir, tmp_path, c
         path.write_text(json.dumps(records[0], ensure_ascii=False) + "\n" + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
         with pytest.raises(DataFormatError, match=rf"{path}:2: {re.escape(problem)}"):
             task_data_from_files("ner", str(path))
+
+
+def test_folders_that_save_to_disk_wrote_train_and_score(datasets_dir, tmp_path):
+    """A ``DatasetDict`` prepared with ``datasets`` and saved with ``save_to_disk``: each split's folder
+    is a --train-file, --validation-file or --test-file, its ClassLabel names read as Parquet's are.
+    Before, "not a file"; the DatasetDict's own folder is named with its splits."""
+    from datasets import ClassLabel, Dataset, DatasetDict, Features, List, Value
+
+    sentences = _pd_ner_sentences(datasets_dir, 90)
+    features = Features(tokens=List(Value("string")), ner_tags=List(ClassLabel(names=PD_NER_NAMES)))
+    rows = {"tokens": [c for c, _ in sentences], "ner_tags": [[PD_NER_NAMES.index(t) for t in tags] for _, tags in sentences]}
+    whole = Dataset.from_dict(rows, features=features)
+    saved = tmp_path / "pd_ner"
+    DatasetDict(train=whole.select(range(60)), validation=whole.select(range(60, 90))).save_to_disk(str(saved))
+    before = sorted((p, p.stat().st_mtime_ns) for p in saved.rglob("*"))
+    data = task_data_from_files("ner", str(saved / "train"), validation_file=str(saved / "validation"))
+    assert data.notes[0] == f"train: {saved / 'train'} (arrow)" and (len(data.train), len(data.dev)) == (60, 30)
+    assert [r["text"] for r in data.dev] == ["".join(c) for c, _ in sentences[60:]]
+    assert [r["tags"] for r in data.train] == [tags for _, tags in sentences[:60]]
+    assert sorted((p, p.stat().st_mtime_ns) for p in saved.rglob("*")) == before  # read, nothing written there
+    with pytest.raises(
+        DataFormatError, match=rf"{saved}: a DatasetDict of splits train, validation: give one split's folder, such as {saved / 'train'}"
+    ):
+        task_data_from_files("ner", str(saved))
+    with pytest.raises(FileNotFoundError, match=rf"{tmp_path}: not a file \(nor a folder that Dataset.save_to_disk wrote\)"):
+        task_data_from_files("ner", str(tmp_path))

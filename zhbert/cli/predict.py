@@ -80,7 +80,7 @@ def _keyed_input(record: dict, name: str, lineno: int, names: list):
 
 def _parquet_inputs(file: str, pairs: bool, text_column: str):
     """(row, text or pair, fields written back) of a Parquet file, read a batch of rows at a time."""
-    from ..data.parquet import iter_parquet_records
+    from ..data.hub_files import iter_parquet_records
     from ..data.user_files import text_names
 
     if file == "-":
@@ -225,7 +225,7 @@ def predict(
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion, pairs=pairs)
         if input_format not in ("auto", "lines", "jsonl", "parquet"):
             _fail(f"--format must be auto, lines, jsonl or parquet, got {input_format!r}", code=2)
-        from ..data.parquet import is_parquet
+        from ..data.hub_files import is_parquet
 
         if input_format == "parquet" or (input_format == "auto" and file != "-" and is_parquet(file)):
             rows = _parquet_inputs(file, pairs=isinstance(pred, Matcher), text_column=text_column)

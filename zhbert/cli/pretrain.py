@@ -48,7 +48,7 @@ def prepare_corpus(
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
     max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
     doc_format: str = typer.Option(
-        "auto", help="line, blank-line, jsonl or parquet; auto: jsonl for .jsonl/.json files, parquet for .parquet, line otherwise"
+        "auto", help="line, blank-line, jsonl, parquet or arrow (a save_to_disk folder); auto: by extension (and by folder), line otherwise"
     ),
     text_key: str = typer.Option(
         "auto", help="jsonl and parquet: the key (column) of each record's text (auto: text, else content; title,content for both)"

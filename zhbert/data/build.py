@@ -51,10 +51,12 @@ def build_dataset(
     # check paths up front, so "file not found" is never turned into a cache error
     from pathlib import Path
 
+    from .hub_files import is_saved_dataset
     from .source import _check_path
 
     for p in paths:
-        _check_path(Path(p.split("!")[0]))
+        if not is_saved_dataset(p):  # a folder Dataset.save_to_disk wrote is read as one source
+            _check_path(Path(p.split("!")[0]))
     # datasets shards list-valued gen_kwargs; tuples are passed through whole
     kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
     gen_kwargs = dict(paths=tuple(paths), fingerprint=file_fingerprint(*[p.split("!")[0] for p in paths]), **kwargs)

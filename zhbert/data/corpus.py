@@ -6,7 +6,8 @@ dumps ``{"id", "url", "title", "text"}``, news2016zh ``{"title", "content", ...}
 web crawls ``{"text"}``) give each record's text as a document (``.jsonl``/``.json``
 files, or ``doc_format="jsonl"``), and so do Parquet files, the form the Hugging Face
 hub serves corpora in (``.parquet``, read a batch of rows at a time, the same keys as
-columns); a plain-text file whose first line is a JSON object is refused, as its keys and quotes would be trained on. A file that is empty,
+columns), and folders ``Dataset.save_to_disk`` wrote; a plain-text file whose first line
+is a JSON object is refused, as its keys and quotes would be trained on. A file that is empty,
 binary or not UTF-8 is an error naming the file (and line); blank lines between
 documents are separators, never documents. Nothing is truncated: a document longer
 than ``MAX_DOC_CHARS`` is cut into consecutive pieces (at a sentence end where one is
@@ -24,8 +25,8 @@ from datasets import Dataset, Features, Value
 
 from ..errors import DataFormatError
 from .build import build_dataset
+from .hub_files import is_parquet, is_saved_dataset
 from .jsonio import MAX_RECORD_CHARS, json_line_record, looks_like_json_object
-from .parquet import is_parquet
 from .source import cut_point, iter_line_pieces, iter_lines
 
 logger = logging.getLogger(__name__)
@@ -33,7 +34,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
 
 MAX_DOC_CHARS = 100_000
-DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "parquet")
+DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "parquet", "arrow")
 #: CORPUS_SUFFIXES: what a folder of corpus files is read for; ``auto`` reads .json and .jsonl as JSON
 #: lines and .parquet as Parquet
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".json", ".parquet")
@@ -64,7 +65,9 @@ def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
     out: list[str] = []
     for p in paths:
         p = Path(p)
-        if p.is_dir():
+        if is_saved_dataset(p):  # a folder Dataset.save_to_disk wrote: one source, read through datasets
+            out.append(str(p))
+        elif p.is_dir():
             files = sorted(f for f in p.rglob("*") if f.is_file() and not any(part.startswith(".") for part in f.relative_to(p).parts))
             found = [str(f) for f in files if f.suffix.lower() in CORPUS_SUFFIXES]
             others = [f for f in files if f.suffix.lower() not in CORPUS_SUFFIXES]
@@ -89,6 +92,8 @@ def _file_format(path: str, doc_format: str) -> str:
     if doc_format not in DOC_FORMATS:
         raise ValueError(f"doc_format must be one of {', '.join(DOC_FORMATS)}, got {doc_format!r}")
     if doc_format == "auto":
+        if is_saved_dataset(path):
+            return "arrow"
         suffix = Path(path).suffix.lower()
         return "jsonl" if suffix in (".json", ".jsonl") else "parquet" if suffix == ".parquet" or is_parquet(path) else "line"
     return doc_format
@@ -121,11 +126,11 @@ def _keyed_documents(path: str, fmt: str, text_key: str):
     commas, such as ``title,content``, give their texts a line each). A Parquet file is read a batch
     of rows at a time, of the text columns only where they are named."""
     keys = None if text_key == "auto" else [k.strip() for k in text_key.split(",") if k.strip()]
-    where = "row" if fmt == "parquet" else "line"
-    if fmt == "parquet":
-        from .parquet import iter_parquet_records
+    where = "row" if fmt in ("parquet", "arrow") else "line"
+    if fmt in ("parquet", "arrow"):
+        from .hub_files import iter_hub_records
 
-        records = iter_parquet_records(path, columns=keys)
+        records = iter_hub_records(path, columns=keys)
     else:
         records = _json_records(path)
     empty = []
@@ -158,7 +163,7 @@ def _keyed_documents(path: str, fmt: str, text_key: str):
 
 def _gen(paths, policy, doc_format, text_key="auto"):
     for path in paths:
-        source = Path(path).parent.name if Path(path).parent.name else Path(path).stem
+        source = Path(path).name if Path(path).is_dir() else Path(path).parent.name or Path(path).stem
         n_docs = 0
         fmt = _file_format(path, doc_format)
         if fmt == "line":
@@ -173,7 +178,7 @@ def _gen(paths, policy, doc_format, text_key="auto"):
                     n_docs += lineno != last
                     last = lineno
                     yield {"text": text, "source": source, "line": lineno}
-        elif fmt in ("jsonl", "parquet"):
+        elif fmt in ("jsonl", "parquet", "arrow"):
             for lineno, text in _keyed_documents(path, fmt, text_key):
                 n_docs += 1
                 yield from ({"text": p, "source": source, "line": lineno} for p in _pieces(text))

@@ -195,10 +195,11 @@ def iter_line_pieces(path: str | os.PathLike, piece_chars: int, chunk_bytes: int
 
 
 def file_fingerprint(*paths: str | os.PathLike) -> str:
-    """A cache key that changes when any file's path, size or mtime changes."""
+    """A cache key that changes when any file's path, size or mtime changes (a folder's: each file's in it)."""
     h = hashlib.sha1()
     for p in paths:
         p = Path(p)
-        st = p.stat()
-        h.update(f"{p.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
+        for f in sorted(q for q in p.rglob("*") if q.is_file()) if p.is_dir() else [p]:
+            st = f.stat()
+            h.update(f"{f.resolve()}|{st.st_size}|{st.st_mtime_ns}".encode())
     return h.hexdigest()

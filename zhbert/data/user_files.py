@@ -21,6 +21,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
 * ``tagging`` and ``matching`` also read ``parquet``, the form the Hugging Face hub serves datasets in:
   the columns as the keys of ``jsonl``, a ClassLabel's numbers read as its names, -1 (no label) left out.
+* ``ner``, ``tagging`` and ``matching`` read ``arrow``, a folder ``Dataset.save_to_disk`` wrote, as they
+  read ``parquet``.
 
 The label set comes from the training file and is saved with the model. Without a validation file,
 a seeded share of the training rows is held out as the dev split, and the notes say so. Every bad
@@ -37,7 +39,7 @@ from pathlib import Path
 
 from ..errors import DataFormatError, clip
 from ..tags import labels_for
-from .parquet import is_parquet
+from .hub_files import is_parquet, is_saved_dataset
 from .source import iter_lines, read_text
 
 logger = logging.getLogger(__name__)
@@ -45,15 +47,25 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "conll-words", "jsonl", "parquet"),
+    "ner": ("conll", "conll-words", "jsonl", "parquet", "arrow"),
     "cws": ("words",),
     "pos": ("wordtag",),
-    "tagging": ("tsv", "csv", "jsonl", "parquet"),
-    "matching": ("tsv", "csv", "jsonl", "parquet"),
+    "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
+    "matching": ("tsv", "csv", "jsonl", "parquet", "arrow"),
 }
-#: formats whose records carry their fields by name (JSON keys, Parquet columns)
-KEYED_FORMATS = ("jsonl", "parquet")
+#: the Hugging Face datasets' own forms: a Parquet file, a folder Dataset.save_to_disk wrote (Arrow)
+HUB_FORMATS = ("parquet", "arrow")
+#: formats whose records carry their fields by name (JSON keys, Parquet and Arrow columns)
+KEYED_FORMATS = ("jsonl", *HUB_FORMATS)
 MAX_LINE_CHARS = 200_000  # a text of a tagging or pair file, as a line of segmented text
+
+
+def _check_given(path: str, option: str) -> None:
+    """A file, or a folder ``Dataset.save_to_disk`` wrote; else an error naming ``option``."""
+    if not Path(path).exists():
+        raise FileNotFoundError(f"{path}: {option} not found")
+    if not Path(path).is_file() and not is_saved_dataset(path):
+        raise FileNotFoundError(f"{path}: not a file (nor a folder that Dataset.save_to_disk wrote)")
 
 
 def _format(task: str, path: str, fmt: str) -> str:
@@ -64,6 +76,8 @@ def _format(task: str, path: str, fmt: str) -> str:
             raise ValueError(f"--format {fmt!r} is not a {task} format; choose {', '.join(FORMATS[task])} (or auto)")
         return fmt
     suffix = Path(path).suffix.lower()
+    if task in ("ner", "tagging", "matching") and is_saved_dataset(path):
+        return "arrow"
     if task in ("ner", "tagging", "matching") and (suffix == ".parquet" or is_parquet(path)):
         return "parquet"
     if task == "ner":
@@ -78,10 +92,10 @@ def _format(task: str, path: str, fmt: str) -> str:
 def _records(path: str, fmt: str):
     """``(line, record)`` of a JSON-lines file (or JSON array), or ``(row, record)`` of a Parquet
     file, whose ClassLabel numbers are read as their names and whose -1 (no label) as :data:`NO_GOLD_LABEL`."""
-    if fmt == "parquet":
-        from .parquet import iter_parquet_records
+    if fmt in HUB_FORMATS:
+        from .hub_files import iter_hub_records
 
-        return iter_parquet_records(path, missing=NO_GOLD_LABEL)
+        return iter_hub_records(path, missing=NO_GOLD_LABEL)
     from .jsonio import iter_json_records
 
     return iter_json_records(read_text(path), path)
@@ -90,7 +104,7 @@ def _records(path: str, fmt: str):
 def _left_out(path: str, fmt: str, lines: list[int], what: str, notes: list[str] | None) -> None:
     """Say (log and ``notes``) how many records were left out as ``what``, and where the first was."""
     if lines:
-        note = f"{path}: {len(lines):,} {what} left out, the first at {'row' if fmt == 'parquet' else 'line'} {lines[0]}"
+        note = f"{path}: {len(lines):,} {what} left out, the first at {'row' if fmt in HUB_FORMATS else 'line'} {lines[0]}"
         logger.warning(note)
         if notes is not None:
             notes.append(note)
@@ -501,7 +515,7 @@ def _keyed(path: str, fmt: str, task: str, text_column: str, label_column: str, 
             no_gold.append(line)
             continue
         rows.append((line, [*cells, label]))
-    what = "records of no label (-1)" if fmt == "parquet" else f"records labelled {NO_GOLD_LABEL!r} (no gold label)"
+    what = "records of no label (-1)" if fmt in HUB_FORMATS else f"records labelled {NO_GOLD_LABEL!r} (no gold label)"
     _left_out(path, fmt, no_gold, what, notes)
     return rows
 
@@ -645,8 +659,8 @@ def task_data_from_files(
         raise ValueError(f"--validation-share must be between 0 and 1, got {validation_share}")
     files = {"train": train_file, "validation": validation_file, "test": test_file}
     for role, path in files.items():
-        if path is not None and not Path(path).is_file():
-            raise FileNotFoundError(f"{path}: --{role}-file not found" if Path(path).exists() is False else f"{path}: not a file")
+        if path is not None:
+            _check_given(path, f"--{role}-file")
     fmt = _format(task, train_file, file_format)
     notes = [f"train: {train_file} ({fmt})"]
     scheme, multi_label = None, False
@@ -752,8 +766,7 @@ def test_data_from_file(
     from ..tags import entity_types, spans_to_tags, tags_to_spans
     from .tasks import TaskData
 
-    if not Path(test_file).is_file():
-        raise FileNotFoundError(f"{test_file}: --test-file not found" if not Path(test_file).exists() else f"{test_file}: not a file")
+    _check_given(test_file, "--test-file")
     fmt = _format(task, test_file, file_format)
     whose = f"{model}'s labels"
     notes = [f"test: {test_file} ({fmt}), the whole file, read against {model}'s labels"]

@@ -92,8 +92,8 @@ class PretrainConfig:
         default="auto",
         metadata=_help(
             "line (a document a line), blank-line (blank lines between documents), jsonl (a JSON object a line), "
-            "parquet (a row a document, as the Hugging Face hub serves corpora); auto: jsonl for .jsonl/.json files, "
-            "parquet for .parquet, line otherwise"
+            "parquet (a row a document, as the Hugging Face hub serves corpora), arrow (a folder Dataset.save_to_disk wrote); "
+            "auto: jsonl for .jsonl/.json files, parquet for .parquet, arrow for such a folder, line otherwise"
         ),
     )
     text_key: str = field(
