@@ -118,7 +118,7 @@ def test_predict_reads_clue_json_lines_and_writes_their_ids_back(ner_folder, dat
 def test_predict_reads_the_hubs_parquet_files(datasets_dir, tmp_path):
     """A test split as the Hugging Face hub serves it (CLUE's ocnli: ``sentence1``, ``sentence2``,
     ``label`` -1, ``idx``): before, "binary data (NUL byte)"; now each row's pair is predicted in order
-    and its ``idx`` written back, as for the same rows in JSON lines."""
+    and its ``idx`` written back, and so from a folder ``save_to_disk`` wrote ("is a directory" before)."""
     from datasets import Dataset
 
     given = [json.loads(line) for line in (datasets_dir / "ocnli" / "test.json").read_text(encoding="utf-8").splitlines()[:7]]
@@ -129,6 +129,10 @@ def test_predict_reads_the_hubs_parquet_files(datasets_dir, tmp_path):
     assert r.returncode == 0, r.stderr
     out = [json.loads(line) for line in r.stdout.splitlines()]
     assert [(o["idx"], o["text_a"], o["text_b"]) for o in out] == [(g["id"], g["sentence1"], g["sentence2"]) for g in given]
+    saved = tmp_path / "ocnli_test"  # the same rows in a folder Dataset.save_to_disk wrote
+    Dataset.from_parquet(str(hub), cache_dir=str(tmp_path / "cache")).save_to_disk(str(saved))
+    r = _zhbert("predict", "--model", "matching", str(saved), "--batch-size", "3")
+    assert r.returncode == 0 and [json.loads(line) for line in r.stdout.splitlines()] == out, r.stderr
     r = _zhbert("predict", "--model", "matching", "--format", "parquet", "-", stdin="")
     assert r.returncode == 1 and "--format parquet reads a file, not stdin" in r.stderr
     r = _zhbert("predict", "--model", "cws-fast", str(hub))  # a pair file to a text model: no text column

@@ -78,15 +78,16 @@ def _keyed_input(record: dict, name: str, lineno: int, names: list):
     return (tuple(texts) if len(names) == 2 else texts[0]), {k: record[k] for k in KEPT_FIELDS if k in record}
 
 
-def _parquet_inputs(file: str, pairs: bool, text_column: str):
-    """(row, text or pair, fields written back) of a Parquet file, read a batch of rows at a time."""
-    from ..data.hub_files import iter_parquet_records
+def _hub_inputs(file: str, pairs: bool, text_column: str):
+    """(row, text or pair, fields written back) of a Parquet file or a folder ``Dataset.save_to_disk``
+    wrote, read a batch of rows at a time."""
+    from ..data.hub_files import iter_hub_records
     from ..data.user_files import text_names
 
     if file == "-":
         raise ValueError("--format parquet reads a file, not stdin (Parquet keeps its index at the end of the file)")
     names: list = []
-    for row, record in iter_parquet_records(file):
+    for row, record in iter_hub_records(file):
         if not names:
             names.extend(text_names(pairs, record, text_column, file, row, "column"))
         yield (row, *_keyed_input(record, file, row, names))
@@ -203,8 +204,8 @@ def predict(
         "--format",
         help="lines (one text a line; pairs a<TAB>b), jsonl (one JSON object a line, as CLUE ships its sets: the text under "
         "--text-column, or text, sentence, content; a pair under text_a/text_b, sentence1/sentence2, ...; its id written back) "
-        "or parquet (the Hugging Face hub's files, the same columns; id or idx written back); "
-        "auto: jsonl for a .json or .jsonl file, parquet for a Parquet file",
+        "or parquet (the Hugging Face hub's files, or a folder Dataset.save_to_disk wrote: the same columns; id or idx "
+        "written back); auto: jsonl for a .json or .jsonl file, parquet for a Parquet file or such a folder",
     ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(
@@ -225,10 +226,10 @@ def predict(
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion, pairs=pairs)
         if input_format not in ("auto", "lines", "jsonl", "parquet"):
             _fail(f"--format must be auto, lines, jsonl or parquet, got {input_format!r}", code=2)
-        from ..data.hub_files import is_parquet
+        from ..data.hub_files import is_parquet, is_saved_dataset
 
-        if input_format == "parquet" or (input_format == "auto" and file != "-" and is_parquet(file)):
-            rows = _parquet_inputs(file, pairs=isinstance(pred, Matcher), text_column=text_column)
+        if input_format == "parquet" or (input_format == "auto" and file != "-" and (is_parquet(file) or is_saved_dataset(file))):
+            rows = _hub_inputs(file, pairs=isinstance(pred, Matcher), text_column=text_column)
         else:
             jsonl = input_format == "jsonl" or (input_format == "auto" and Path(file).suffix.lower() in (".json", ".jsonl"))
             rows = _read_inputs(file, pairs=isinstance(pred, Matcher), jsonl=jsonl, text_column=text_column)
