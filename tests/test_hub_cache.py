@@ -55,3 +55,20 @@ def test_a_bundled_name_and_a_local_folder_win_over_the_cache(hub_cache, tmp_pat
     (tmp_path / "someone").mkdir()  # a relative folder that exists is a folder, not a model id
     r = _python("import zhbert\ntry:\n    zhbert.load('someone')\nexcept Exception as e:\n    print(e)", hub_cache)
     assert "someone: not a model folder (config.json is missing)" in r.stdout, r.stdout + r.stderr[-1000:]
+
+
+def test_a_models_cache_folder_given_as_a_folder_names_its_id_and_snapshot(hub_cache):
+    """The cache's ``models--someone--tiny-zh-bert`` folder given as the model, as a file browser shows it:
+    "config.json is missing" before; now its id (and the cache it is found in) and its snapshot folder,
+    and each of those loads."""
+    repo = hub_cache / "models--someone--tiny-zh-bert"
+    snapshot = next((repo / "snapshots").iterdir())
+    code = f"import zhbert\ntry:\n    zhbert.load({str(repo)!r})\nexcept Exception as e:\n    print(e)"
+    r = _python(code, hub_cache)
+    said = f"{repo}: a model's folder in the Hugging Face cache, not a model folder: "
+    said += f"give its id, someone/tiny-zh-bert, or its snapshot folder {snapshot}"
+    assert said in r.stdout, r.stdout + r.stderr[-2000:]
+    r = _python(code, hub_cache, HF_HUB_CACHE=str(hub_cache.parent))  # another cache in use: the one to name
+    assert f"give its id, someone/tiny-zh-bert with HF_HUB_CACHE={hub_cache}, or" in r.stdout, r.stdout + r.stderr[-2000:]
+    r = _python(f"import zhbert; print(type(zhbert.load({str(snapshot)!r})).__name__)", hub_cache)
+    assert r.stdout.strip() == "MaskedLM", r.stderr[-2000:]

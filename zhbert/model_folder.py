@@ -96,10 +96,29 @@ def no_config_problem(path: str | Path) -> str:
     training run's output folder (``runs/my-ner``) holds its model in ``model/`` (a pretraining
     run's in ``final/``), and users pass the run's folder."""
     path = Path(path)
+    if path.name.startswith("models--") and (path / "snapshots").is_dir():
+        return _hub_cache_repo_problem(path)
     entries = itertools.islice(path.iterdir(), 10_000) if path.is_dir() else []  # a home folder passed by mistake stays quick
     inside = sorted(p for p in entries if (p / "config.json").is_file())
     where = f": the model folder{'s' if len(inside) > 1 else ''} inside it {'are' if len(inside) > 1 else 'is'} " if inside else ""
     return f"{path}: not a model folder (config.json is missing){where}{', '.join(map(str, inside[:3]))}"
+
+
+def _hub_cache_repo_problem(path: Path) -> str:
+    """A model's folder in the Hugging Face cache (``models--org--name``, as huggingface_hub lays it
+    out): its files are in ``snapshots/REVISION``, and its id (``org/name``) finds them."""
+    model_id = path.name[len("models--") :].replace("--", "/")
+    ref = path / "refs" / "main"
+    revision = ref.read_text(encoding="utf-8", errors="replace").strip()[:100] if ref.is_file() else ""
+    snapshot = path / "snapshots" / revision if revision and (path / "snapshots" / revision / "config.json").is_file() else None
+    if snapshot is None:
+        snapshot = next((p for p in sorted((path / "snapshots").iterdir()) if (p / "config.json").is_file()), None)
+    where = f", or its snapshot folder {snapshot}" if snapshot else " (no snapshot in it holds a config.json)"
+    from huggingface_hub import constants
+
+    if Path(constants.HF_HUB_CACHE).resolve() != path.parent.resolve():  # the id is looked up in the cache in use
+        model_id += f" with HF_HUB_CACHE={path.parent}"
+    return f"{path}: a model's folder in the Hugging Face cache, not a model folder: give its id, {model_id}{where}"
 
 
 def read_config(path: Path) -> dict:
