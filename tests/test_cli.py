@@ -153,6 +153,24 @@ def test_predict_bad_input_and_model(ner_folder, tmp_path):
     assert "no such ONNX graph; export the model with it (zhbert export MODEL DIR --onnx)" in r.stderr
 
 
+def test_a_pipe_is_read_by_predict_and_refused_by_name_where_a_file_is_read_twice(ner_folder, pd_sentences, tmp_path):
+    """``/dev/stdin`` and ``<(...)`` are pipes: their size reads 0, so predict called them "file is empty"
+    and so did training. Now predict reads a pipe as it reads ``-``; training and pretraining, which
+    read a file more than once and cache it by size and time, refuse one by name."""
+    import os
+
+    r = _zhbert("predict", "--model", str(ner_folder), "/dev/stdin", stdin="".join(s + "\n" for s in pd_sentences[:5]))
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(line)["text"] for line in r.stdout.splitlines()] == pd_sentences[:5]
+    fifo = tmp_path / "posts.fifo"
+    os.mkfifo(fifo)  # nothing writes to it: it is refused before it is opened, never waited on
+    said = f"{fifo}: not a regular file (a pipe, such as <(...) or /dev/stdin, or a device): write it to a file first"
+    r = _zhbert("train", "tagging", "--train-file", str(fifo))
+    assert r.returncode == 1 and said in r.stderr, r.stderr[-2000:]
+    r = _zhbert("pretrain", "--corpus", str(fifo), "--max-steps", "1", "--output-dir", str(tmp_path / "pt"))
+    assert r.returncode == 1 and said in r.stderr, r.stderr[-2000:]
+
+
 def test_fill_mask_cli(tiny_encoder):
     import json
 

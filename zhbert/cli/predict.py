@@ -105,8 +105,8 @@ def _read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str =
     from ..file_encoding import SNIFF_BYTES, not_text_problem, not_utf8_advice
 
     name = "<stdin>" if file == "-" else file
-    if file != "-":
-        _check_path(Path(file))
+    if file != "-" and not (Path(file).exists() and not Path(file).is_file() and not Path(file).is_dir()):
+        _check_path(Path(file))  # a pipe (/dev/stdin, <(...)) is read as stdin is, once, as a stream
     stream = sys.stdin.buffer if file == "-" else open(file, "rb")  # noqa: SIM115 (closed below)
     cap = 4 * MAX_PREDICT_LINE + 2  # UTF-8 takes at most 4 bytes a character, plus CRLF
     lineno, seen_text, names = 0, False, []

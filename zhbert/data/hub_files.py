@@ -32,7 +32,10 @@ NO_LABEL = -1
 
 
 def is_parquet(path: str | Path) -> bool:
-    """Whether the file starts as a Parquet file does (whatever its name)."""
+    """Whether the file starts as a Parquet file does (whatever its name). Only a regular file is
+    looked into: four bytes read from a pipe (``/dev/stdin``, ``<(...)``) would be lost to its reader."""
+    if not Path(path).is_file():
+        return False
     try:
         with open(path, "rb") as f:
             return f.read(4) == PARQUET_MAGIC

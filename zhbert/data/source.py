@@ -27,6 +27,10 @@ def _check_path(path: Path) -> None:
         raise DataFormatError(str(path), None, "file not found")
     if path.is_dir():
         raise DataFormatError(str(path), None, "is a directory, expected a file")
+    if not path.is_file():  # its size reads 0, it is read once, and a cache key of its size and time would not tell two apart
+        raise DataFormatError(
+            str(path), None, "not a regular file (a pipe, such as <(...) or /dev/stdin, or a device): write it to a file first"
+        )
     if path.stat().st_size == 0:
         raise DataFormatError(str(path), 1, "file is empty")
 

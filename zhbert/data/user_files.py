@@ -40,7 +40,7 @@ from pathlib import Path
 from ..errors import DataFormatError, clip
 from ..tags import labels_for
 from .hub_files import is_parquet, is_saved_dataset
-from .source import iter_lines, read_text
+from .source import _check_path, iter_lines, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -64,8 +64,11 @@ def _check_given(path: str, option: str) -> None:
     """A file, or a folder ``Dataset.save_to_disk`` wrote; else an error naming ``option``."""
     if not Path(path).exists():
         raise FileNotFoundError(f"{path}: {option} not found")
-    if not Path(path).is_file() and not is_saved_dataset(path):
-        raise FileNotFoundError(f"{path}: not a file (nor a folder that Dataset.save_to_disk wrote)")
+    if Path(path).is_dir():
+        if not is_saved_dataset(path):
+            raise FileNotFoundError(f"{path}: not a file (nor a folder that Dataset.save_to_disk wrote)")
+    else:
+        _check_path(Path(path))  # a pipe or a device is refused by name
 
 
 def _format(task: str, path: str, fmt: str) -> str:
