@@ -642,3 +642,19 @@ def test_folders_that_save_to_disk_wrote_train_and_score(datasets_dir, tmp_path)
         task_data_from_files("ner", str(saved))
     with pytest.raises(FileNotFoundError, match=rf"{tmp_path}: not a file \(nor a folder that Dataset.save_to_disk wrote\)"):
         task_data_from_files("ner", str(tmp_path))
+
+
+def test_a_parquet_row_group_past_the_bound_is_refused_before_it_is_read(tmp_path, monkeypatch):
+    """A row group's column chunks are read into memory whole: one past the bound (1 GiB; here lowered to 64
+    bytes) is refused from the file's footer, with the line that writes it in smaller row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from zhbert.data import hub_files
+
+    path = tmp_path / "posts.parquet"
+    pq.write_table(pa.table({"text": ["今天真开心"] * 200, "label": ["happiness"] * 100 + ["anger"] * 100}), path)
+    assert len(task_data_from_files("tagging", str(path)).labels) == 2
+    monkeypatch.setattr(hub_files, "MAX_ROW_GROUP_BYTES", 64)
+    with pytest.raises(DataFormatError, match=rf"{path}: row group 0 holds .* GiB uncompressed: over the .* row_group_size=100_000"):
+        task_data_from_files("tagging", str(path))

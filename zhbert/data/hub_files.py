@@ -24,7 +24,7 @@ __all__ = ["PARQUET_MAGIC", "class_label_names", "iter_parquet_records", "is_par
 PARQUET_MAGIC = b"PAR1"
 #: rows decoded at a time: memory holds one batch of records, whatever the file's size
 BATCH_ROWS = 1024
-#: a row group's columns are decoded whole: past this (uncompressed, of the columns read) it is refused
+#: a row group's column chunks are read into memory whole: past this (uncompressed, of the columns read) it is refused
 #: before it is read. The hub writes row groups of about 100 MB at most.
 MAX_ROW_GROUP_BYTES = 2**30
 #: HF's number for "no label" in a ClassLabel column
