@@ -627,7 +627,7 @@ def test_folders_that_save_to_disk_wrote_train_and_score(datasets_dir, tmp_path)
     sentences = _pd_ner_sentences(datasets_dir, 90)
     features = Features(tokens=List(Value("string")), ner_tags=List(ClassLabel(names=PD_NER_NAMES)))
     rows = {"tokens": [c for c, _ in sentences], "ner_tags": [[PD_NER_NAMES.index(t) for t in tags] for _, tags in sentences]}
-    whole = Dataset.from_dict(rows, features=features)
+    whole = Dataset.from_dict(rows, features=features).with_format("torch")  # a format saved with it is not read as tensors
     saved = tmp_path / "pd_ner"
     DatasetDict(train=whole.select(range(60)), validation=whole.select(range(60, 90))).save_to_disk(str(saved))
     before = sorted((p, p.stat().st_mtime_ns) for p in saved.rglob("*"))

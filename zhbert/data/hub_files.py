@@ -172,8 +172,9 @@ def iter_saved_dataset_records(path: str | Path, missing: Any = None, columns: l
         )
     try:
         ds = datasets.load_from_disk(str(path))
-    except (OSError, ValueError, KeyError, FileNotFoundError) as e:
+    except (OSError, ValueError, KeyError) as e:
         raise DataFormatError(name, None, f"not a readable save_to_disk folder ({str(e).strip()[:200]})") from None
+    ds = ds.with_format(None)  # a format saved with it (set_format("torch")) would give tensors, not texts and numbers
     if columns is not None:
         absent = [c for c in columns if c not in ds.column_names]
         if absent:
