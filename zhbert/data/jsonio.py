@@ -122,7 +122,8 @@ def record_texts(record: dict, keys, name: str, line: int) -> list[str]:
         if key not in record:
             raise DataFormatError(name, line, f"no key {key!r} (the first record's text)")
         if not isinstance(record[key], str):
-            raise DataFormatError(name, line, f"{key!r} is {type(record[key]).__name__}, expected a text")
+            found = "null (empty)" if record[key] is None else type(record[key]).__name__
+            raise DataFormatError(name, line, f"{key!r} is {found}, expected a text")
         texts.append(record[key])
     return texts
 
