@@ -93,8 +93,9 @@ def _format(task: str, path: str, fmt: str) -> str:
 
 
 def _records(path: str, fmt: str):
-    """``(line, record)`` of a JSON-lines file (or JSON array), or ``(row, record)`` of a Parquet
-    file, whose ClassLabel numbers are read as their names and whose -1 (no label) as :data:`NO_GOLD_LABEL`."""
+    """``(line, record)`` of a JSON-lines file (or JSON array), or ``(row, record)`` of a Parquet file
+    or a folder ``Dataset.save_to_disk`` wrote, whose ClassLabel numbers are read as their names and
+    whose -1 (no label) as :data:`NO_GOLD_LABEL`."""
     if fmt in HUB_FORMATS:
         from .hub_files import iter_hub_records
 
