@@ -121,6 +121,12 @@ def cases(tmp: Path) -> list[Case]:
     endless = open("/dev/zero", "rb")  # noqa: SIM115 - closed by the caller through Case.cleanup
     out.append(Case("`predict --model M -` < /dev/zero", [*ZHBERT, "predict", "--model", "cws-fast", "-"], ["<stdin>:1:"],
                     stdin=endless, cleanup=[endless.close]))  # fmt: skip
+    tokens = tmp / "endless.conll"  # a CoNLL file with no blank line: one sentence as long as the file
+    with open(tokens, "w", encoding="utf-8") as f:
+        f.write("中 O\n" * 1_200_000)
+    out.append(Case("`predict --format conll` on 1,200,000 tokens and no blank line",
+                    [*ZHBERT, "predict", "--model", "cws-fast", "--format", "conll", str(tokens)],
+                    [f"{tokens}:1:", "a sentence of more than"]))  # fmt: skip
     bomb = _zip_bomb(tmp / "dh_msra.zip")
     read_bomb = _python(f"from zhbert.data import read_msra_ner\nread_msra_ner({str(bomb)!r}, split='train')")
     out.append(Case("MSRA zip whose member inflates to 2 GB", read_bomb, [f"{bomb}!dh_msra.txt:", "inflates to"]))

@@ -221,15 +221,75 @@ def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     torch.testing.assert_close(trimmed.model(input_ids=ids).logits, b.model(input_ids=ids).logits[..., :size], atol=0, rtol=0)
 
 
+def test_predict_reads_token_lists_and_conll_files(datasets_dir, tmp_path):
+    """A test split as a NER dataset ships it, a token a line (People's Daily NER) or run_ner.py's
+    ``tokens`` / ``ner_tags`` in the hub's Parquet: before, the CoNLL file was predicted a line at a
+    time ("中 O" as a text, exit 0) and the Parquet file refused ("no column 'text'"). Now the CoNLL
+    file is named as one, --format conll reads a sentence a run of lines, a record of tokens reads
+    as its tokens joined, and both write the tokens back with a predicted BIO tag for each."""
+    from datasets import ClassLabel, Dataset, Features, Sequence, Value
+
+    from zhbert.tags import detect_scheme, spans_to_tags, tags_to_spans
+
+    source = (datasets_dir / "peoples_daily_ner" / "example.test").read_text(encoding="utf-8").split("\n\n")[:6]
+    gold = [[line.split() for line in block.strip().splitlines()] for block in source]
+    conll = tmp_path / "example.test"
+    conll.write_text("\n\n".join(source) + "\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", "ner", str(conll))
+    assert r.returncode == 1 and f"{conll}:1: a token and its tag" in r.stderr and "give --format conll" in r.stderr
+    r = _zhbert("predict", "--model", "ner", "--format", "conll", str(conll))
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["tokens"] for o in out] == [[t for t, _ in sentence] for sentence in gold]
+    texts = ["".join(o["tokens"]) for o in out]
+    lines = tmp_path / "texts.txt"
+    lines.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    plain = [json.loads(line) for line in _zhbert("predict", "--model", "ner", str(lines)).stdout.splitlines()]
+    assert [(o["text"], o["entities"]) for o in out] == [(p["text"], p["entities"]) for p in plain]  # the same text, the same answer
+    assert sum(len(o["entities"]) for o in out) >= 3
+    for o in out:  # a character a token: the tags are the entities, character for character
+        assert o["tags"] == spans_to_tags(len(o["text"]), [(e["label"], e["start"], e["end"]) for e in o["entities"]], "BIO")
+    names = sorted({tag for sentence in gold for _, tag in sentence})
+    hub = tmp_path / "test-00000-of-00001.parquet"
+    features = Features({"id": Value("string"), "tokens": Sequence(Value("string")), "ner_tags": Sequence(ClassLabel(names=names))})
+    rows = {
+        "id": [str(k) for k in range(len(gold))],
+        "tokens": [[t for t, _ in s] for s in gold],
+        "ner_tags": [[g for _, g in s] for s in gold],
+    }
+    Dataset.from_dict(rows, features=features).to_parquet(hub)
+    r = _zhbert("predict", "--model", "ner", str(hub))
+    assert r.returncode == 0, r.stderr
+    assert [json.loads(line) for line in r.stdout.splitlines()] == [{"id": str(k), **o} for k, o in enumerate(out)]
+    words = tmp_path / "words.jsonl"  # tokens that are words: each takes the entity its first character is in
+    sentence = [tt for tt in gold if any(t != "O" for _, t in tt)][0]
+    scheme = detect_scheme(t for _, t in sentence)
+    spans = tags_to_spans([t for _, t in sentence], scheme)
+    chars = [c for c, _ in sentence]
+    cut = sorted({0, len(chars)} | {s for _, s, _ in spans} | {e for _, _, e in spans})
+    tokens = ["".join(chars[a:b]) for a, b in zip(cut, cut[1:])]
+    words.write_text(json.dumps({"tokens": tokens}, ensure_ascii=False) + "\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", "ner", str(words))
+    assert r.returncode == 0, r.stderr
+    (o,) = [json.loads(line) for line in r.stdout.splitlines()]
+    assert o["tokens"] == tokens and len(o["tags"]) == len(tokens) and o["text"] == "".join(chars)
+    starts = [sum(map(len, tokens[:k])) for k in range(len(tokens))]
+    for e in o["entities"]:
+        if e["start"] in starts:
+            assert o["tags"][starts.index(e["start"])] == "B-" + e["label"]
+    r = _zhbert("predict", "--model", "ner", "--format", "lines", str(conll))  # given, the format is obeyed
+    assert r.returncode == 0 and json.loads(r.stdout.splitlines()[0])["text"] == source[0].splitlines()[0]
+
+
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""
-    import zhbert.cli.predict as cli
+    import zhbert.cli.predict_inputs as cli
 
     monkeypatch.setattr(cli, "PREDICT_CHUNK_CHARS", 150)
     rows = iter(enumerate(pd_sentences[:60], start=1))
     chunks = []
-    while chunk := cli._next_chunk(rows, 8):
+    while chunk := cli.next_chunk(rows, 8):
         chunks.append(chunk)
     assert [r for c in chunks for r in c] == list(enumerate(pd_sentences[:60], start=1))  # all, in order, once
     for c in chunks[:-1]:
@@ -237,7 +297,7 @@ def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
         assert len(c) == 8 or (chars >= 150 and chars - len(c[-1][1]) < 150)
     assert any(len(c) < 8 for c in chunks[:-1])  # the character cap did cut some
     pairs = iter([(1, ("今天天气很好", "今天是晴天")), (2, ("北京", "上海"))])
-    assert cli._next_chunk(pairs, 1) == [(1, ("今天天气很好", "今天是晴天"))]
+    assert cli.next_chunk(pairs, 1) == [(1, ("今天天气很好", "今天是晴天"))]
 
 
 def test_info_lists_every_heads_labels_and_types():
