@@ -76,6 +76,52 @@ def test_weights_that_disagree_with_the_config_or_pickles_are_refused(tiny_encod
         check_model_folder(folder)
 
 
+def test_weights_saved_in_shards_load_and_a_missing_shard_is_named(tiny_encoder, tokenizer, tmp_path):
+    """An encoder saved in shards (``model.safetensors.index.json``, as save_pretrained writes one past
+    max_shard_size): before, "model.safetensors is missing" from fill-mask and as a head's encoder;
+    now it answers as the same weights in one file do, and a damaged index is named."""
+    import torch
+    from transformers import BertForMaskedLM
+
+    from zhbert.heads.config import HeadConfig
+    from zhbert.heads.io import new_head
+
+    sharded = tmp_path / "sharded"
+    BertForMaskedLM.from_pretrained(str(tiny_encoder)).save_pretrained(sharded, max_shard_size="1MB")
+    tokenizer.save_pretrained(sharded)
+    index = json.loads((sharded / "model.safetensors.index.json").read_text(encoding="utf-8"))
+    shards = sorted(set(index["weight_map"].values()))
+    assert len(shards) >= 2 and not (sharded / "model.safetensors").exists()
+    check_model_folder(sharded)
+    text = "北京是中国的[MASK]都，李白是唐代著名的[MASK]人。"
+    assert zhbert.load(str(sharded)).fill_mask(text) == zhbert.load(str(tiny_encoder)).fill_mask(text)
+    head = HeadConfig(kind="token", labels=["O", "B-PER", "I-PER"], scheme="BIO", window=64)
+    torch.testing.assert_close(
+        new_head(sharded, head).get_input_embeddings().weight,
+        new_head(tiny_encoder, head).get_input_embeddings().weight,
+    )
+    from zhbert.export import export_model  # shipped as one file, the same as the one-file folder's export
+
+    one, many = export_model(tiny_encoder, tmp_path / "one"), export_model(sharded, tmp_path / "many")
+    assert sorted(p.name for p in many.iterdir()) == sorted(p.name for p in one.iterdir())
+    assert zhbert.load(str(many)).fill_mask(text) == zhbert.load(str(one)).fill_mask(text)
+    _edit_json(sharded / "config.json", lambda d: d.__setitem__("vocab_size", 30_000))
+    holder = index["weight_map"]["bert.embeddings.word_embeddings.weight"]
+    with pytest.raises(ModelLoadError, match=f"{holder}: the word embeddings are 21,128 x 32, but config.json says vocab_size 30,000"):
+        check_model_folder(sharded)
+    _edit_json(sharded / "config.json", lambda d: d.__setitem__("vocab_size", 21_128))
+    (sharded / shards[-1]).rename(tmp_path / shards[-1])
+    for attempt in (lambda: zhbert.load(str(sharded)), lambda: new_head(sharded, head)):
+        with pytest.raises(ModelLoadError, match=f"{sharded / shards[-1]}: missing \\(a shard of the weights"):
+            attempt()
+    (tmp_path / shards[-1]).rename(sharded / shards[-1])
+    _edit_json(
+        sharded / "model.safetensors.index.json", lambda d: d["weight_map"].__setitem__("bert.pooler.dense.bias", "../x.safetensors")
+    )
+    with pytest.raises(ModelLoadError, match="names '../x.safetensors'; a shard is a .safetensors file in the folder itself"):
+        zhbert.load(str(sharded))
+
+
 @pytest.mark.parametrize("command", [["info"], ["pretrain", "--init"], ["probe"], ["export"], ["predict", "--model"]], ids=" ".join)
 def test_every_command_refuses_in_one_line(tiny_encoder, tmp_path, command):
     folder = _copy(tiny_encoder, tmp_path)

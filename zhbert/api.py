@@ -810,9 +810,9 @@ def _load(name_or_path: str, device: str | None, local_files_only: bool = False,
     from .encoders import check_encoder_type, masked_lm_class
 
     model_type = check_encoder_type(config.get("model_type"), path / "config.json")
-    weights = path / "model.safetensors"
-    if not weights.is_file():
-        raise ModelLoadError(f"{weights}: model.safetensors is missing (only safetensors weights are loaded)")
+    from .model_folder import weight_files
+
+    weight_files(path)  # model.safetensors or its shards, else an error naming what is missing
     mlm_class = _fill_mask_class() if model_type == "bert" else masked_lm_class(model_type)
     model, info = mlm_class.from_pretrained(
         str(path), local_files_only=True, dtype=torch.float32, trust_remote_code=False, output_loading_info=True

@@ -13,11 +13,11 @@ from .destination import check_destination, staged_folder
 from .encoder_info import KEY
 from .encoder_info import trained_length as encoder_trained_length
 from .errors import ModelLoadError
+from .model_folder import WEIGHTS, WEIGHTS_INDEX, weight_files
 from .tokenizer import load_tokenizer, normalizer_name, save_tokenizer
 
 __all__ = ["export_model"]
 
-WEIGHTS = "model.safetensors"
 TOKENIZER_FILES = {"tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"}
 
 
@@ -50,8 +50,9 @@ def export_model(
             f"{src}: a POS head over a segmenter's features, already fp16 and small: ship it by copying the folder "
             "(its segmenter is named in zhbert_pos.json and must ship with it, unchanged)"
         )
-    if not (src / "config.json").is_file() or not (src / WEIGHTS).is_file():
+    if not (src / "config.json").is_file():
         raise ModelLoadError(f"{src}: not a model folder (needs config.json and {WEIGHTS})")
+    shards = weight_files(src)  # model.safetensors, or the shards its index names: exported as one file
     if int8 and not onnx:
         raise ValueError("--int8 quantises the ONNX graph: give --onnx with it")
     if onnx:
@@ -66,7 +67,7 @@ def export_model(
             )
     check_destination(dst, [src], overwrite, what="export")
     with staged_folder(dst) as staging:  # the old export is replaced only once the new one is complete
-        _write_export(src, staging, fp16, trained_length, trim_vocab, blend_criteria)
+        _write_export(src, shards, staging, fp16, trained_length, trim_vocab, blend_criteria)
         if onnx:  # made from the staged weights, as zhbert.load will read them
             from .onnx_backend import export_onnx
 
@@ -74,12 +75,15 @@ def export_model(
     return dst
 
 
-def _write_export(src: Path, staging: Path, fp16: bool, trained_length: int | None, trim_vocab: bool, blend: str | None) -> None:
+def _write_export(
+    src: Path, shards: list[Path], staging: Path, fp16: bool, trained_length: int | None, trim_vocab: bool, blend: str | None
+) -> None:
+    weights = {WEIGHTS, WEIGHTS_INDEX, *(f.name for f in shards)}
     for f in src.iterdir():
-        if f.is_file() and f.name != WEIGHTS and not f.name.startswith(("training_args", "optimizer", "scheduler", "rng_state")):
+        if f.is_file() and f.name not in weights and not f.name.startswith(("training_args", "optimizer", "scheduler", "rng_state")):
             shutil.copy2(f, staging / f.name)
     config = json.loads((staging / "config.json").read_text(encoding="utf-8"))
-    tensors = load_file(str(src / WEIGHTS))
+    tensors = {name: tensor for shard in shards for name, tensor in load_file(str(shard)).items()}
     if blend is not None:
         from .heads.criteria import blend_criteria
 

@@ -9,8 +9,9 @@ It reads only JSON and the safetensors header, never the weights, and raises one
 * ``config.json``: size and nesting (``read_config``), and every size a model allocates from
   (vocabulary, width, layers, heads, positions) a whole number under a sane maximum, so a
   ``"vocab_size": 1000000000`` is refused before a terabyte is asked for;
-* weights: ``model.safetensors`` present (pickle files are refused: loading one can run code),
-  and its embedding tables the shapes ``config.json`` says;
+* weights: ``model.safetensors`` present, or the shards ``model.safetensors.index.json`` names
+  (pickle files are refused: loading one can run code), and the embedding tables the shapes
+  ``config.json`` says;
 * ``tokenizer.json``: every token id (vocabulary, added tokens, the post-processor's special
   tokens) inside the embedding table's rows, so no text can index past it; and only the
   normaliser, pre-tokeniser and decoder types zhbert and stock BERT tokenizers use. A regex
@@ -26,7 +27,7 @@ from pathlib import Path
 
 from .errors import ModelLoadError
 
-__all__ = ["check_model_folder", "no_config_problem", "CONFIG_LIMITS"]
+__all__ = ["check_model_folder", "no_config_problem", "weight_files", "CONFIG_LIMITS"]
 
 #: the largest value each config size may take (BERT-large is 30,522 / 1,024 / 24 / 16 / 4,096 / 512)
 CONFIG_LIMITS = {
@@ -150,28 +151,70 @@ def _check_config(path: Path) -> dict:
     return config
 
 
+WEIGHTS = "model.safetensors"
+#: where save_pretrained lists the files of weights saved in shards (a model past max_shard_size)
+WEIGHTS_INDEX = "model.safetensors.index.json"
+
+
+def _pickle_problem(path: Path) -> str | None:
+    pickles = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
+    if not pickles:
+        return None
+    return (
+        f"{path}: weights only as {pickles[0]} (pickle, which can run code when loaded); zhbert reads model.safetensors: "
+        "load it once where you trust it and save_pretrained() writes safetensors"
+    )
+
+
+def weight_files(path: str | Path) -> list[Path]:
+    """The safetensors files holding a folder's weights: ``model.safetensors``, or the shards that
+    ``model.safetensors.index.json`` names (each a file in the folder itself). None of them is a
+    :class:`ModelLoadError` naming the file that is missing."""
+    path = Path(path)
+    if (path / WEIGHTS).is_file():
+        return [path / WEIGHTS]
+    index = path / WEIGHTS_INDEX
+    if not index.is_file():
+        raise ModelLoadError(
+            _pickle_problem(path) or f"{path / WEIGHTS}: model.safetensors is missing (only safetensors weights are loaded)"
+        )
+    try:
+        if index.stat().st_size > MAX_TOKENIZER_BYTES:  # a real index lists a few thousand tensors
+            raise ValueError(f"{index.stat().st_size:,} bytes")
+        weight_map = json.loads(index.read_text(encoding="utf-8"))["weight_map"]
+        if not isinstance(weight_map, dict) or not weight_map or not all(isinstance(v, str) for v in weight_map.values()):
+            raise ValueError("'weight_map' is not an object of tensor names to file names")
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError, RecursionError) as e:
+        raise ModelLoadError(f"{index}: not a readable index of weight shards ({type(e).__name__}: {str(e)[:120]})") from None
+    files = []
+    for name in sorted(set(weight_map.values())):
+        if Path(name).name != name or not name.endswith(".safetensors"):  # no path out of the folder, no pickle
+            raise ModelLoadError(f"{index}: names {name!r}; a shard is a .safetensors file in the folder itself")
+        if not (path / name).is_file():
+            raise ModelLoadError(f"{path / name}: missing (a shard of the weights {WEIGHTS_INDEX} lists)")
+        files.append(path / name)
+    return files
+
+
 def _embedding_rows(path: Path, config: dict) -> int | None:
     """Rows of the word-embedding table from the safetensors header, checked against the config."""
     from safetensors import SafetensorError, safe_open
 
-    weights = path / "model.safetensors"
-    if not weights.is_file():
-        pickles = [p.name for p in path.glob("*.bin")] + [p.name for p in path.glob("*.pt")]
-        if pickles:
-            raise ModelLoadError(
-                f"{path}: weights only as {pickles[0]} (pickle, which can run code when loaded); zhbert reads model.safetensors: "
-                "load it once where you trust it and save_pretrained() writes safetensors"
-            )
-        return None  # sharded or absent: the loader reports it
-    try:
-        with safe_open(str(weights), framework="pt") as f:
-            shapes = {k: tuple(f.get_slice(k).get_shape()) for k in f.keys() if k.endswith("embeddings.weight")}
-    except (SafetensorError, OSError, ValueError) as e:
-        raise ModelLoadError(f"{weights}: not a readable safetensors file ({str(e)[:160]})") from None
-    words = [s for k, s in shapes.items() if k.endswith("word_embeddings.weight")]
+    if not (path / WEIGHTS).is_file() and not (path / WEIGHTS_INDEX).is_file():
+        problem = _pickle_problem(path)
+        if problem:
+            raise ModelLoadError(problem)
+        return None  # absent: the loader reports it
+    words = []  # (shape, file) of each word-embedding table
+    for weights in weight_files(path):
+        try:
+            with safe_open(str(weights), framework="pt") as f:
+                words += [(tuple(f.get_slice(k).get_shape()), weights) for k in f.keys() if k.endswith("word_embeddings.weight")]
+        except (SafetensorError, OSError, ValueError) as e:
+            raise ModelLoadError(f"{weights}: not a readable safetensors file ({str(e)[:160]})") from None
     if not words:
         return None
-    rows, width = words[0][0], words[0][-1]
+    (rows, *_, width), weights = words[0]
     expected = (config.get("vocab_size"), config.get("embedding_size", config.get("hidden_size")))
     if (rows, width) != expected and None not in expected:
         raise ModelLoadError(

@@ -115,7 +115,15 @@ def resolve_model_path(name_or_path: str, local_files_only: bool = False) -> Pat
 
 # a Hugging Face model id: one owner, one name (a relative folder that does not exist looks the same)
 HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
-HUB_FILES = ["config.json", "*.safetensors", "tokenizer.json", "tokenizer_config.json", "vocab.txt", "special_tokens_map.json"]
+HUB_FILES = [
+    "config.json",
+    "*.safetensors",
+    "model.safetensors.index.json",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "vocab.txt",
+    "special_tokens_map.json",
+]
 
 
 def hub_model_path(repo_id: str, local_files_only: bool = False) -> Path:

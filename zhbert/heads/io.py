@@ -257,22 +257,22 @@ def _check_folder(path: str | Path) -> Path:
     from ..models_registry import read_config
 
     read_config(path)  # size, nesting and syntax checked, the error naming the file
-    weights = path / "model.safetensors"
-    if not weights.is_file():
-        raise _error(weights, "model.safetensors is missing (only safetensors weights are loaded)")
-    try:
-        from safetensors import safe_open
+    from safetensors import safe_open
 
-        with safe_open(str(weights), framework="pt") as f:
-            for k in f.keys():
-                f.get_slice(k)
-        size = weights.stat().st_size
-        with open(weights, "rb") as fh:
-            header = int.from_bytes(fh.read(8), "little")
-        if size < 8 + header:
-            raise ValueError("file is shorter than its header says")
-    except Exception as e:
-        raise _error(weights, f"corrupt or truncated safetensors file ({e})") from None
+    from ..model_folder import weight_files
+
+    for weights in weight_files(path):  # model.safetensors, or the shards its index names
+        try:
+            with safe_open(str(weights), framework="pt") as f:
+                for k in f.keys():
+                    f.get_slice(k)
+            size = weights.stat().st_size
+            with open(weights, "rb") as fh:
+                header = int.from_bytes(fh.read(8), "little")
+            if size < 8 + header:
+                raise ValueError("file is shorter than its header says")
+        except Exception as e:
+            raise _error(weights, f"corrupt or truncated safetensors file ({e})") from None
     return path
 
 
