@@ -658,3 +658,32 @@ def test_a_parquet_row_group_past_the_bound_is_refused_before_it_is_read(tmp_pat
     monkeypatch.setattr(hub_files, "MAX_ROW_GROUP_BYTES", 64)
     with pytest.raises(DataFormatError, match=rf"{path}: row group 0 holds .* GiB uncompressed: over the .* row_group_size=100_000"):
         task_data_from_files("tagging", str(path))
+
+
+def test_conll_2003_document_markers_end_a_sentence_and_are_not_read_as_tokens(tmp_path, datasets_dir):
+    """A CoNLL file with CoNLL-2003's document markers (``-DOCSTART- O``, or ``-DOCSTART- -X- -X- O``)
+    between documents: before, refused at line 1 ("expected one character per line", then 2 columns),
+    and --format conll-words, which that error suggests, would have trained on "-DOCSTART-" as a
+    word; predict --format conll made it part of a sentence. Now a marker ends a sentence, as a blank
+    line does, in every reader of CoNLL."""
+    from zhbert.cli.predict_inputs import conll_inputs
+
+    sentences = _pd_ner_sentences(datasets_dir, 12)
+    blocks = ["".join(f"{c} {t}\n" for c, t in zip(chars, tags)) for chars, tags in sentences]
+    plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+    plain.write_text("\n".join(blocks), encoding="utf-8")
+    marked.write_text(
+        "-DOCSTART- -X- -X- O\n\n" + "\n".join(blocks[:5]) + "-DOCSTART- O\n" + "\n".join(blocks[5:]) + "\n-DOCSTART- O\n", encoding="utf-8"
+    )  # the second marker with no blank line before it: it ends the sentence itself
+
+    def rows(path, **kw):
+        data = task_data_from_files("ner", str(path), **kw)
+        return sorted((r["text"], r["tags"]) for r in data.train + data.dev)
+
+    expected = rows(plain)
+    assert len(expected) == 12 and sum(t != "O" for _, tags in expected for t in tags) > 10
+    assert rows(marked) == expected
+    words = tmp_path / "words.conll"  # the same sentences as words of one character
+    words.write_text(marked.read_text(encoding="utf-8"), encoding="utf-8")
+    assert rows(words, file_format="conll-words") == expected
+    assert [text for _, text, _ in conll_inputs(str(marked))] == ["".join(chars) for chars, _ in sentences]

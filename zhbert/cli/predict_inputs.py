@@ -183,13 +183,16 @@ def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = 
 
 def conll_inputs(file: str):
     """(first line, sentence, ``{"tokens": [...]}``) of a CoNLL file: a token a line (its first
-    column; tags or other columns after it are not read), a blank line between sentences. The
+    column; tags or other columns after it are not read), a blank line (or ``-DOCSTART-``) between
+    sentences. The
     sentence is its tokens joined, as training reads them."""
+    from ..data.char_tagged import is_document_marker
+
     name = "<stdin>" if file == "-" else file
     tokens: list[str] = []
     first = chars = 0
     for lineno, line in _input_lines(file):
-        token = line.split(maxsplit=1)[0] if line.strip() else ""
+        token = line.split(maxsplit=1)[0] if line.strip() and not is_document_marker(line) else ""
         if not token:
             if tokens:
                 yield first, "".join(tokens), {TOKENS_KEY: tokens}

@@ -1,6 +1,7 @@
 """Character-per-line tagged files (CoNLL style): NER in BIO, BIOES or BMES.
 
-One ``char<sep>tag`` per line, a blank line between sentences. Used by People's
+One ``char<sep>tag`` per line, a blank line between sentences (a CoNLL-2003 document marker,
+``-DOCSTART-`` and its columns, ends one too). Used by People's
 Daily NER (space), MSRA and Weibo NER (tab), Resume NER (space, BMES). Weibo NER's
 second-version files write each character followed by a digit (its position in
 its word, ``科0``): ``position_digits=True`` strips it.
@@ -22,7 +23,7 @@ from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to
 from .build import build_dataset
 from .source import iter_lines, read_zip_member
 
-__all__ = ["read_char_tagged", "read_msra_ner", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES", "DECLARED"]
+__all__ = ["read_char_tagged", "read_msra_ner", "is_document_marker", "ENTITY_FEATURE", "MSRA_TRAIN_SENTENCES", "DECLARED"]
 
 ENTITY_FEATURE = List({"type": Value("string"), "start": Value("int32"), "end": Value("int32"), "text": Value("string")})
 
@@ -52,6 +53,15 @@ def _features(labels: list[str]) -> Features:
             "entities": ENTITY_FEATURE,
         }
     )
+
+
+#: the line CoNLL-2003 files put between documents (``-DOCSTART- -X- -X- O``): a break, not a token
+DOCUMENT_MARKER = "-DOCSTART-"
+
+
+def is_document_marker(line: str) -> bool:
+    """Whether a line of a CoNLL file is a document marker, read as a sentence break."""
+    return line.startswith(DOCUMENT_MARKER) and line.split(maxsplit=1)[0] == DOCUMENT_MARKER
 
 
 def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
@@ -88,7 +98,7 @@ def _sentences(lines, name: str, sep: str | None, position_digits: bool) -> Iter
     tags: list[str] = []
     linenos: list[int] = []
     for lineno, line in lines:
-        if not line.strip():
+        if not line.strip() or is_document_marker(line):
             if chars:
                 yield linenos[0], chars, tags, linenos
                 chars, tags, linenos = [], [], []
@@ -190,7 +200,7 @@ def _scan(lines, name, sep, position_digits):
     """Tag set of a file (for ClassLabel names) in one fast pass: ``{tag: (count, first line)}``."""
     found: dict[str, list[int]] = {}
     for lineno, line in lines:
-        if line.strip():
+        if line.strip() and not is_document_marker(line):
             tag = _split_line(line, sep, name, lineno, position_digits)[1]
             seen = found.setdefault(tag, [0, lineno])
             seen[0] += 1

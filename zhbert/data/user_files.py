@@ -305,17 +305,18 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
 
 
 def _word_tagged_rows(path: str) -> list[dict]:
-    """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line between sentences): each
+    """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line or ``-DOCSTART-`` between sentences): each
     word's characters tagged within its entity, in BIO. Its tags are BIO, BIOES or BMES (detected),
     checked as a sequence of words: an ``I-`` that continues nothing is an error at its line."""
     from ..tags import detect_scheme, spans_to_tags
+    from .char_tagged import is_document_marker
 
     sentences: list[tuple[list[str], list[str], list[int]]] = []
     words: list[str] = []
     tags: list[str] = []
     lines: list[int] = []
     for lineno, line in iter_lines(path):
-        if not line.strip():
+        if not line.strip() or is_document_marker(line):
             if words:
                 sentences.append((words, tags, lines))
                 words, tags, lines = [], [], []
