@@ -687,3 +687,47 @@ def test_conll_2003_document_markers_end_a_sentence_and_are_not_read_as_tokens(t
     words.write_text(marked.read_text(encoding="utf-8"), encoding="utf-8")
     assert rows(words, file_format="conll-words") == expected
     assert [text for _, text, _ in conll_inputs(str(marked))] == ["".join(chars) for chars, _ in sentences]
+
+
+def test_entity_map_renames_a_files_types_and_counts_the_ones_left_out(tmp_path, datasets_dir):
+    """A file typed another way (Resume NER: NAME, ORG, TITLE, EDU, ... in BMES) trains, or scores a
+    model with other types, once ``--entity-map`` renames its types: before, the bundled ner could
+    not be scored on it at all ("entity types [...] are not among ner's"), and nothing could train
+    PER/LOC/ORG from it without rewriting the file. Entities of types the map does not name are left
+    out and counted, never silently kept under their old name."""
+    from zhbert.data.ner_sources import parse_entity_map
+    from zhbert.data.user_files import test_data_from_file
+    from zhbert.heads.io import saved_head_settings
+    from zhbert.models_registry import resolve_model_path
+    from zhbert.tags import tags_to_spans
+
+    blocks = (datasets_dir / "resume_ner" / "dev.char.bmes").read_text(encoding="utf-8").split("\n\n")[:80]
+    resume = tmp_path / "resume.char.bmes"
+    resume.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+
+    def entities(data):
+        rows = data.train + data.dev if data.train else data.test  # a test file scored alone has no training rows
+        return sorted((r["text"], typ, a, b) for r in rows for typ, a, b in tags_to_spans(r["tags"], data.scheme))
+
+    original = task_data_from_files("ner", str(resume))
+    mapped = task_data_from_files("ner", str(resume), entity_map="NAME=PER,ORG,LOC")
+    assert original.scheme == mapped.scheme == "BMES" and len(original.labels) > len(mapped.labels)
+    assert {label.split("-", 1)[1] for label in mapped.labels if "-" in label} == {"PER", "ORG", "LOC"}
+    rename = {"NAME": "PER", "ORG": "ORG", "LOC": "LOC"}
+    assert entities(mapped) == sorted((text, rename[t], a, b) for text, t, a, b in entities(original) if t in rename)
+    left = [t for _, t, _, _ in entities(original) if t not in rename]
+    assert len(left) > 20 and any(
+        f"{len(left):,} entities of types it does not name left out (tagged O)" in note and "TITLE (" in note for note in mapped.notes
+    )
+    assert parse_entity_map("resume") == rename
+    for bad, message in (("NAME=PER,NAME=ORG", "maps NAME twice"), ("NAME=P ER", "no spaces"), (" , ", "is empty"), ("A=B-C", "no '-'")):
+        with pytest.raises(ValueError, match=message):
+            parse_entity_map(bad)
+    with pytest.raises(ValueError, match="--entity-map renames the entity types of an NER file; matching has none"):
+        task_data_from_files("matching", str(resume), entity_map="NAME=PER")
+    ner = resolve_model_path("ner")
+    head = saved_head_settings(ner)
+    with pytest.raises(DataFormatError, match=r"are not among ner's \(LOC, ORG, PER\): --entity-map renames a file's types"):
+        test_data_from_file("ner", str(resume), head, "ner")
+    scored = test_data_from_file("ner", str(resume), head, "ner", entity_map="resume")
+    assert entities(scored) == sorted((text, rename[t], a, b) for text, t, a, b in entities(original) if t in rename)

@@ -20,9 +20,11 @@ how much such differences cost.
 
 from __future__ import annotations
 
+from collections import Counter
+
 from ..tags import spans_to_tags, tags_to_spans
 
-__all__ = ["SHARED_TYPES", "TYPE_MAPS", "to_shared_types"]
+__all__ = ["SHARED_TYPES", "TYPE_MAPS", "to_shared_types", "parse_entity_map", "map_entity_types"]
 
 SHARED_TYPES = ["LOC", "ORG", "PER"]
 _SAME = {t: t for t in SHARED_TYPES}
@@ -34,12 +36,48 @@ TYPE_MAPS: dict[str, dict[str, str]] = {
 }
 
 
+def map_entity_types(rows: list[dict], scheme: str, mapping: dict[str, str], to_scheme: str | None = None) -> tuple[list[dict], Counter]:
+    """``rows`` (``text``, ``tags`` in ``scheme``) with each entity's type renamed by ``mapping``; an
+    entity of a type it does not name is left out (its characters tagged O). Returns the rows, in
+    ``to_scheme`` (default: ``scheme``), and how many entities of each type were left out."""
+    left_out: Counter = Counter()
+    out = []
+    for row in rows:
+        spans = []
+        for typ, a, b in tags_to_spans(row["tags"], scheme):
+            if typ in mapping:
+                spans.append((mapping[typ], a, b))
+            else:
+                left_out[typ] += 1
+        out.append({**row, "tags": spans_to_tags(len(row["text"]), spans, to_scheme or scheme)})
+    return out, left_out
+
+
 def to_shared_types(rows: list[dict], source: str, scheme: str) -> list[dict]:
     """``rows`` (``text``, ``tags`` in ``scheme``) re-tagged in BIO over :data:`SHARED_TYPES`, each
     row naming its source as its ``criterion`` (for a head that keeps the sources' standards apart)."""
-    mapping = TYPE_MAPS[source]
-    out = []
-    for row in rows:
-        spans = [(mapping[t], a, b) for t, a, b in tags_to_spans(row["tags"], scheme) if t in mapping]
-        out.append({"text": row["text"], "tags": spans_to_tags(len(row["text"]), spans, "BIO"), "criterion": source})
-    return out
+    mapped, _ = map_entity_types(rows, scheme, TYPE_MAPS[source], "BIO")
+    return [{"text": r["text"], "tags": r["tags"], "criterion": source} for r in mapped]
+
+
+def parse_entity_map(spec: str) -> dict[str, str]:
+    """A map of entity types from ``NAME=PER,company=ORG,LOC`` (a bare type keeps its name), or from
+    the name of a source here (``cluener``, ``weibo``, ``resume``, ``msra``: its map to PER/LOC/ORG)."""
+    if spec.strip() in TYPE_MAPS:
+        return dict(TYPE_MAPS[spec.strip()])
+    mapping: dict[str, str] = {}
+    for item in spec.split(","):
+        if not item.strip():
+            continue
+        source, given, target = (part.strip() for part in item.partition("="))
+        target = target if given else source
+        if not source or not target or any(c.isspace() for c in source + target) or "-" in target:
+            raise ValueError(
+                f"--entity-map: {item.strip()!r} is not TYPE=NEW_TYPE (or a type to keep) with no spaces, and no '-' in the new type"
+            )
+        if mapping.get(source, target) != target:
+            raise ValueError(f"--entity-map maps {source} twice ({mapping[source]} and {target})")
+        mapping[source] = target
+    if not mapping:
+        raise ValueError(f"--entity-map is empty; give TYPE=NEW_TYPE pairs, comma-separated, or one of {', '.join(TYPE_MAPS)}")
+    return mapping

@@ -304,6 +304,25 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
     return char_tag_rows(ds), _scheme_of(ds)
 
 
+def _entity_mapped(rows: list[dict], scheme: str, mapping: dict[str, str] | None, path: str, notes: list[str] | None) -> list[dict]:
+    """``rows`` with their entity types renamed by ``--entity-map``; the entities of a type it does
+    not name are left out (tagged O) and counted in the notes."""
+    if mapping is None:
+        return rows
+    from .ner_sources import map_entity_types
+
+    rows, left_out = map_entity_types(rows, scheme, mapping)
+    note = f"{path}: entity types mapped by --entity-map ({', '.join(f'{a}={b}' for a, b in mapping.items())})"
+    if left_out:
+        note += f"; {sum(left_out.values()):,} entities of types it does not name left out (tagged O): " + ", ".join(
+            f"{typ} ({n:,})" for typ, n in sorted(left_out.items())
+        )
+    logger.info(note)
+    if notes is not None:
+        notes.append(note)
+    return rows
+
+
 def _word_tagged_rows(path: str) -> list[dict]:
     """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line or ``-DOCSTART-`` between sentences): each
     word's characters tagged within its entity, in BIO. Its tags are BIO, BIOES or BMES (detected),
@@ -645,6 +664,16 @@ def _hold_out(rows: list[dict], share: float, seed: int) -> tuple[list[dict], li
     return [r for i, r in enumerate(rows) if i not in held], [r for i, r in enumerate(rows) if i in held]
 
 
+def _entity_map(task: str, spec: str) -> dict[str, str] | None:
+    if not spec:
+        return None
+    if task != "ner":
+        raise ValueError(f"--entity-map renames the entity types of an NER file; {task} has none")
+    from .ner_sources import parse_entity_map
+
+    return parse_entity_map(spec)
+
+
 def task_data_from_files(
     task: str,
     train_file: str,
@@ -656,8 +685,11 @@ def task_data_from_files(
     text_column: str = "text",
     label_column: str = "label",
     label_separator: str = "",
+    entity_map: str = "",
 ):
-    """A :class:`~zhbert.data.tasks.TaskData` from the user's files (module docstring)."""
+    """A :class:`~zhbert.data.tasks.TaskData` from the user's files (module docstring). ``entity_map``
+    (ner): the files' entity types renamed (``NAME=PER,LOC,ORG``; :func:`~zhbert.data.ner_sources.parse_entity_map`),
+    the entities of types it does not name left out."""
     from .tasks import TaskData
 
     if not 0 < validation_share < 1:
@@ -669,8 +701,10 @@ def task_data_from_files(
     fmt = _format(task, train_file, file_format)
     notes = [f"train: {train_file} ({fmt})"]
     scheme, multi_label = None, False
+    mapping = _entity_map(task, entity_map)
     if task == "ner":
         train, scheme = _ner_rows(train_file, fmt, notes)
+        train = _entity_mapped(train, scheme, mapping, train_file, notes)
         types = sorted({t.split("-", 1)[1] for r in train for t in r["tags"] if t != "O"})
         if not types:
             raise DataFormatError(train_file, None, "no entity in the training file: nothing to learn")
@@ -678,6 +712,7 @@ def task_data_from_files(
 
         def read(path):
             rows, their_scheme = _ner_rows(path, _format(task, path, file_format), notes)
+            rows = _entity_mapped(rows, their_scheme, mapping, path, notes)
             unknown = sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"} - set(types))
             if unknown:
                 raise DataFormatError(path, None, f"entity types {unknown} are not in the training file's ({', '.join(types)})")
@@ -764,10 +799,12 @@ def test_data_from_file(
     text_column: str = "text",
     label_column: str = "label",
     label_separator: str = "",
+    entity_map: str = "",
 ):
     """A :class:`~zhbert.data.tasks.TaskData` holding the whole of ``test_file`` to score the saved
     ``model`` (its :class:`~zhbert.heads.HeadConfig` ``head``) on, read against the model's labels
-    and in their order: a type, tag or label the model does not have is an error at its line."""
+    and in their order: a type, tag or label the model does not have is an error at its line.
+    ``entity_map`` (ner): the file's types renamed to the model's, as :func:`task_data_from_files` reads it."""
     from ..tags import entity_types, spans_to_tags, tags_to_spans
     from .tasks import TaskData
 
@@ -776,12 +813,20 @@ def test_data_from_file(
     whose = f"{model}'s labels"
     notes = [f"test: {test_file} ({fmt}), the whole file, read against {model}'s labels"]
     scheme = head.scheme
+    mapping = _entity_map(task, entity_map)
     if task == "ner":
         rows, their_scheme = _ner_rows(test_file, fmt, notes)
+        rows = _entity_mapped(rows, their_scheme, mapping, test_file, notes)
         known = entity_types(head.labels)
         unknown = sorted({t.split("-", 1)[1] for r in rows for t in r["tags"] if t != "O"} - set(known))
         if unknown:
-            raise DataFormatError(test_file, None, f"entity types {unknown} are not among {model}'s ({', '.join(known)})")
+            hint = (
+                ": --entity-map renames a file's types (OLD=NEW, comma-separated; a bare type keeps its name) and leaves out "
+                "the types it does not name"
+                if mapping is None
+                else " (after --entity-map)"
+            )
+            raise DataFormatError(test_file, None, f"entity types {unknown} are not among {model}'s ({', '.join(known)}){hint}")
         if their_scheme != scheme:  # spans are spans: re-tag in the model's scheme
             rows = [
                 {"text": r["text"], "tags": spans_to_tags(len(r["text"]), tags_to_spans(r["tags"], their_scheme), scheme)} for r in rows

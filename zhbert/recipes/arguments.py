@@ -43,6 +43,14 @@ class RecipeArguments:
         default="",
         metadata={"help": "tagging TSV or CSV: what separates several labels of one text in its cell (e.g. ','): a multi-label file"},
     )
+    entity_map: str = field(
+        default="",
+        metadata={
+            "help": "ner, your own files: rename their entity types, e.g. NAME=PER,LOC,ORG (a bare type keeps its name), or "
+            "cluener, weibo or resume for that dataset's map to PER/LOC/ORG; entities of the types it does not name are left out "
+            "(tagged O) and counted. With --evaluate-only, maps a test file's types to the model's"
+        },
+    )
     encoder: str = field(
         default="electra",
         metadata={

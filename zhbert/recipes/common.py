@@ -68,14 +68,15 @@ def load_splits(args: RecipeArguments, task: str):
 
         head = saved_head_settings(_encoder_path(args.evaluate_only), pairs=task == "matching")
         data = test_data_from_file(
-            task, args.test_file, head, args.evaluate_only, args.format, args.text_column, args.label_column, args.label_separator
-        )
+            task, args.test_file, head, args.evaluate_only, args.format, args.text_column, args.label_column, args.label_separator,
+            args.entity_map,
+        )  # fmt: skip
     elif args.train_file:
         from ..data.user_files import task_data_from_files
 
         data = task_data_from_files(
             task, args.train_file, args.validation_file, args.test_file, args.format, args.validation_share, args.seed,
-            args.text_column, args.label_column, args.label_separator,
+            args.text_column, args.label_column, args.label_separator, args.entity_map,
         )  # fmt: skip
     elif args.validation_file or args.test_file:
         raise ValueError(
@@ -83,6 +84,8 @@ def load_splits(args: RecipeArguments, task: str):
             "(a saved model scored on your file); a --dataset has its own splits"
         )
     else:
+        if args.entity_map:
+            raise ValueError("--entity-map renames the types of your own files (--train-file, or --test-file with --evaluate-only)")
         data = load_task_data(task, args.dataset)
     if args.score_on not in ("test", "dev"):
         raise ValueError(f"--score-on must be test or dev, got {args.score_on!r}")
