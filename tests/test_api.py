@@ -100,6 +100,11 @@ def test_fill_mask_and_features(models):
     assert all(c.token not in ("[CLS]", "[SEP]", "[PAD]", "[MASK]", "[UNK]") for f in fills for c in f.candidates)
     with pytest.raises(ValueError, match="no \\[MASK\\]"):
         base.fill_mask("没有遮盖")
+    # [MASK] as people type it (before: "no [MASK] to fill"): any case, an input method's full-width brackets
+    for typed in ("中国的首都是[mask][Mask]。", "中国的首都是［MASK］[MASK]。", "中国的首都是［mask］［MASK］。"):
+        assert base.fill_mask(typed, top_k=3) == fills
+    with pytest.raises(ValueError, match="<mask> is RoBERTa's spelling; this model's is \\[MASK\\]"):
+        base.fill_mask("中国的首都是<mask>。")
     vecs = base.features(["你好", "北京欢迎你"], representation="mean-last-4")
     assert len(vecs) == 2 and len(vecs[0]) == 32
     per_token = base.features("北京 欢迎", pooled=False)

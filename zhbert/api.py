@@ -493,13 +493,15 @@ class MultiTask:
     predict = __call__
 
 
-_MASK = re.compile(r"\[MASK\]")
+#: [MASK] as people type it: in any case, or in a Chinese input method's full-width brackets (［MASK］);
+#: six characters like [MASK] itself, so every offset into the text still holds
+_MASK_SPELLINGS = re.compile(r"[\[［](?i:mask)[\]］]")
 FILL_ORDERS = ("confident", "left-to-right", "all-at-once")
 MAX_MASKS = 64  # [MASK]s per text: each is one more pass over its window (1,000 of them ran past 300 s)
 
 
 class MaskedLM:
-    """The pretrained encoder: fill ``[MASK]`` (several in a row fill one at a time,
+    """The pretrained encoder: fill ``[MASK]`` (also typed ``[mask]`` or ``［MASK］``; several in a row fill one at a time,
     most confident first) and features for any representation."""
 
     def __init__(self, model, tokenizer, path: Path, has_mlm_head: bool = True):
@@ -512,7 +514,7 @@ class MaskedLM:
 
     def _ids(self, text: str) -> tuple[list[int], list[tuple[int, int]], list[int]]:
         # "[MASK]" is a special token of the tokenizer: it is matched before normalisation
-        enc = encode(self.tokenizer, text)
+        enc = encode(self.tokenizer, _MASK_SPELLINGS.sub("[MASK]", text))
         mask_id = self.tokenizer.mask_token_id
         return list(enc.ids), list(enc.offsets), [k for k, i in enumerate(enc.ids) if i == mask_id]
 
@@ -552,7 +554,8 @@ class MaskedLM:
     def _fill(self, text: str, top_k: int, order: str = "confident") -> list[MaskFill]:
         ids, offsets, masks = self._ids(text)
         if not masks:
-            raise ValueError("the text has no [MASK] to fill")
+            other = " (<mask> is RoBERTa's spelling; this model's is [MASK])" if "<mask>" in text.lower() else ""
+            raise ValueError(f"the text has no [MASK] to fill{other}")
         if len(masks) > MAX_MASKS:  # one model pass per mask, each over its window: time grows with their number
             raise ValueError(f"the text has {len(masks):,} [MASK]s; one text takes up to {MAX_MASKS} (they are filled one at a time)")
         filled: dict[int, MaskFill] = {}
