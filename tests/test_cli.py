@@ -281,6 +281,16 @@ def test_predict_reads_token_lists_and_conll_files(datasets_dir, tmp_path):
     assert r.returncode == 0 and json.loads(r.stdout.splitlines()[0])["text"] == source[0].splitlines()[0]
 
 
+def test_predict_names_a_labelled_pair_file_with_what_reads_it(datasets_dir, tmp_path):
+    """LCQMC's test file (text_a, text_b, label) given to predict: before, only "found 3 column(s)";
+    now the error says how to score it, or to predict its pairs alone."""
+    lcqmc = tmp_path / "test.txt"
+    lcqmc.write_text("".join((datasets_dir / "lcqmc" / "test.txt").read_text(encoding="utf-8").splitlines(True)[:5]), encoding="utf-8")
+    r = _zhbert("predict", "--model", "matching", str(lcqmc))
+    assert r.returncode == 1 and f"{lcqmc}:1: a matching model needs 'text_a<TAB>text_b', found 3 column(s)" in r.stderr
+    assert "zhbert train matching --evaluate-only MODEL --test-file FILE" in r.stderr and "cut -f1,2 FILE" in r.stderr
+
+
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""

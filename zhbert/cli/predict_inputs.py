@@ -175,7 +175,13 @@ def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = 
         elif pairs:
             cols = line.split("\t")
             if len(cols) != 2:
-                raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s)")
+                labelled = (
+                    ": a labelled file (text_a, text_b, label) is scored with zhbert train matching --evaluate-only MODEL "
+                    "--test-file FILE, and its pairs alone are cut -f1,2 FILE"
+                    if len(cols) == 3
+                    else ""
+                )
+                raise DataFormatError(name, lineno, f"a matching model needs 'text_a<TAB>text_b', found {len(cols)} column(s){labelled}")
             yield lineno, (cols[0], cols[1]), {}
         else:
             yield lineno, line, {}
