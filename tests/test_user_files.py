@@ -731,3 +731,22 @@ def test_entity_map_renames_a_files_types_and_counts_the_ones_left_out(tmp_path,
         test_data_from_file("ner", str(resume), head, "ner")
     scored = test_data_from_file("ner", str(resume), head, "ner", entity_map="resume")
     assert entities(scored) == sorted((text, rename[t], a, b) for text, t, a, b in entities(original) if t in rename)
+
+
+def test_peoples_daily_line_ids_are_not_trained_as_words(tmp_path):
+    """The PKU release of People's Daily 1998 starts each line with its id (``19980101-01-001-001/m``).
+    Before, ``--format wordtag`` read the id as the first word of every sentence, a numeral, so a
+    POS model learned that sentences start with a 19-character number; now it is read as the id."""
+    from zhbert.data.peoples_daily import peoples_daily_path
+
+    lines = [line for line in peoples_daily_path().read_text(encoding="utf-8").splitlines() if line.strip()][:60]
+    plain, with_ids = tmp_path / "plain.txt", tmp_path / "199801.txt"
+    plain.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with_ids.write_text(
+        "".join(f"19980101-01-{k // 20 + 1:03d}-{k % 20 + 1:03d}/m  {line}\n\n" for k, line in enumerate(lines)), encoding="utf-8"
+    )
+    expected = task_data_from_files("pos", str(plain))
+    got = task_data_from_files("pos", str(with_ids))
+    assert got.labels == expected.labels and got.train + got.dev == expected.train + expected.dev
+    assert not any(w.startswith("1998") for r in got.train for w in r["words"])
+    assert any("line ids of People's Daily 1998 (19980101-01-001-001/m) read as ids, not words, on 60 lines" in n for n in got.notes)

@@ -35,6 +35,7 @@ import csv
 import io
 import logging
 import random
+import re
 from pathlib import Path
 
 from ..errors import DataFormatError, clip
@@ -381,17 +382,27 @@ def _cws_rows(path: str) -> list[dict]:
     return cws_rows(ds["text"], ds["words"])
 
 
-def _pos_rows(path: str) -> list[dict]:
+#: the line id the PKU release of People's Daily 1998 starts each line with (19980101-01-001-001/m)
+_PD_LINE_ID = re.compile(r"\d{8}-\d{2}-\d{3}-\d{3}/m")
+
+
+def _pos_rows(path: str, notes: list[str] | None = None) -> list[dict]:
     from .tasks import pos_rows
 
-    texts, words, tags = [], [], []
+    texts, words, tags, ids = [], [], [], []
     for lineno, line in iter_lines(path):
         if not line.strip():
             continue
         if len(line) > MAX_LINE_CHARS:
             raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a sentence may have")
+        items = line.split()
+        if _PD_LINE_ID.fullmatch(items[0]):  # an id, not a word of the sentence
+            ids.append(lineno)
+            items = items[1:]
+            if not items:
+                continue
         ws, ts = [], []
-        for item in line.split():
+        for item in items:
             word, slash, tag = item.rpartition("/")
             word = word[1:] if word.startswith("[") and len(word) > 1 else word  # a compound opens: [中央/n
             tag = tag.split("]", 1)[0]  # a compound closes: 电视台/n]nt
@@ -404,6 +415,11 @@ def _pos_rows(path: str) -> list[dict]:
         tags.append(ts)
     if not texts:
         raise DataFormatError(path, None, "no sentences")
+    if ids:
+        note = f"{path}: the line ids of People's Daily 1998 (19980101-01-001-001/m) read as ids, not words, on {len(ids):,} lines"
+        logger.info(note)
+        if notes is not None:
+            notes.append(note)
     return pos_rows(texts, words, tags)
 
 
@@ -729,12 +745,12 @@ def task_data_from_files(
         def read(path):
             return _cws_rows(path)
     elif task == "pos":
-        train, scheme = _pos_rows(train_file), "BMES"
+        train, scheme = _pos_rows(train_file, notes), "BMES"
         types = sorted({p for r in train for p in r["pos"]})
         labels = labels_for(types, scheme)
 
         def read(path):
-            rows = _pos_rows(path)
+            rows = _pos_rows(path, notes)
             unknown = sorted({p for r in rows for p in r["pos"]} - set(types))
             if unknown:
                 raise DataFormatError(path, None, f"tags {unknown} are not in the training file's ({len(types)} tags)")
@@ -834,7 +850,7 @@ def test_data_from_file(
     elif task == "cws":
         rows = _cws_rows(test_file)
     elif task == "pos":
-        rows = _pos_rows(test_file)
+        rows = _pos_rows(test_file, notes)
         known = {label.split("-", 1)[1] for label in head.labels if "-" in label}
         unknown = sorted({p for r in rows for p in r["pos"]} - known)
         if unknown:
