@@ -338,7 +338,7 @@ def test_clue_json_lines_train_tagging_and_matching(tmp_path, datasets_dir):
             task_data_from_files("tagging", str(path))
     keys = tmp_path / "keys.jsonl"
     keys.write_text('{"id": 0, "words": "气死了", "label": "anger"}\n', encoding="utf-8")
-    also = "a text is also read from 'sentence', 'content'"
+    also = "a text is also read from 'sentence', 'content', 'review', '文本', '内容', '句子', '评论'"
     with pytest.raises(DataFormatError, match=rf"{keys}:1: no key 'text' in 'id, words, label'; {also}"):
         task_data_from_files("tagging", str(keys))
 
@@ -750,3 +750,25 @@ def test_peoples_daily_line_ids_are_not_trained_as_words(tmp_path):
     assert got.labels == expected.labels and got.train + got.dev == expected.train + expected.dev
     assert not any(w.startswith("1998") for r in got.train for w in r["words"])
     assert any("line ids of People's Daily 1998 (19980101-01-001-001/m) read as ids, not words, on 60 lines" in n for n in got.notes)
+
+
+def test_the_chinese_sentiment_sets_review_column_and_chinese_headers_are_read_as_the_text(tmp_path, datasets_dir):
+    """ChnSentiCorp and waimai_10k (SophonPlus) ship ``label,review``: before, "no column 'text' in
+    'label, review'" unless --text-column review; a header written in Chinese (文本, 标签) likewise."""
+    source = datasets_dir / "sophonplus_sentiment" / "waimai_10k.csv"
+    with open(source, encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    sample = rows[1:41] + rows[-40:]  # the file holds its positive reviews first
+    waimai = tmp_path / "waimai.csv"
+    with open(waimai, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([rows[0], *sample])
+    data = task_data_from_files("tagging", str(waimai))
+    assert rows[0] == ["label", "review"] and data.labels == ["0", "1"]
+    assert any(note.endswith("texts read from 'review'") for note in data.notes)
+    read = {(r["text"], data.labels[r["label"]]) for r in data.train + data.dev}
+    assert read == {(text.strip(), label) for label, text in sample}
+    chinese = tmp_path / "评论.csv"
+    with open(chinese, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([["标签", "文本"], *sample])
+    data = task_data_from_files("tagging", str(chinese), label_column="标签")
+    assert {(r["text"], data.labels[r["label"]]) for r in data.train + data.dev} == read

@@ -83,7 +83,8 @@ def predict(
         "auto",
         "--format",
         help="lines (one text a line; pairs a<TAB>b), jsonl (one JSON object a line, as CLUE ships its sets: the text under "
-        "--text-column, or text, sentence, content; a pair under text_a/text_b, sentence1/sentence2, ...; its id written back), "
+        "--text-column, or text, sentence, content, review, 文本, ...; a pair under text_a/text_b, sentence1/sentence2, ...; "
+        "its id written back), "
         "parquet (the Hugging Face hub's files, or a folder Dataset.save_to_disk wrote: the same columns; id or idx "
         "written back) or conll (a token a line, first column, a blank line between sentences). A record of tokens "
         "(the hub's NER datasets: tokens, no text) or a CoNLL sentence is read as its tokens joined; they are written back, and an "

@@ -440,9 +440,10 @@ def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
 
 
 #: what files call the text when ``--text-column`` is left at ``text`` (CLUE's classification sets say
-#: ``sentence`` or ``content``), and the two texts of a pair (CLUE's and OCNLI's ``sentence1``/``sentence2``,
+#: ``sentence``, ``content``; ChnSentiCorp and the other SophonPlus sentiment sets ``review``; a Chinese
+#: header 文本, 内容, 句子, 评论), and the two texts of a pair (CLUE's and OCNLI's ``sentence1``/``sentence2``,
 #: CHIP-STS's ``text1``/``text2``, Quora's ``question1``/``question2``): tried in this order
-TEXT_NAMES = ("text", "sentence", "content")
+TEXT_NAMES = ("text", "sentence", "content", "review", "文本", "内容", "句子", "评论")
 PAIR_NAMES = (("text_a", "text_b"), ("sentence1", "sentence2"), ("text1", "text2"), ("query1", "query2"), ("question1", "question2"))
 #: CLUE's label for a pair its annotators did not agree on (OCNLI, CMNLI): no class, left out and counted
 NO_GOLD_LABEL = "-"

@@ -36,7 +36,10 @@ class RecipeArguments:
     )
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
     text_column: str = field(
-        default="text", metadata={"help": "tagging CSV, JSON or Parquet: the text column (default: text, sentence or content)"}
+        default="text",
+        metadata={
+            "help": "tagging CSV, JSON or Parquet: the text column (default: text, sentence, content, review, 文本, 内容, 句子 or 评论)"
+        },
     )
     label_column: str = field(default="label", metadata={"help": "tagging and matching CSV, JSON or Parquet: the label column"})
     label_separator: str = field(
