@@ -772,3 +772,31 @@ def test_the_chinese_sentiment_sets_review_column_and_chinese_headers_are_read_a
         csv.writer(f).writerows([["标签", "文本"], *sample])
     data = task_data_from_files("tagging", str(chinese), label_column="标签")
     assert {(r["text"], data.labels[r["label"]]) for r in data.train + data.dev} == read
+
+
+def test_cblue_cmeee_records_with_inclusive_ends_train_ner(tmp_path, datasets_dir):
+    """CBLUE's CMeEE writes a JSON array of ``{"text", "entities": [{"start_idx", "end_idx", "type",
+    "entity"}]}``, ``end_idx`` inclusive. Before: "an entity is not (start, end, type)" at its first
+    record. Now read as the same sentences tagged in CoNLL are; a span off by one is named by
+    its mention, and a record with no entities key (CMeEE's test file) is left out and counted."""
+    from zhbert.tags import tags_to_spans
+
+    sentences = _pd_ner_sentences(datasets_dir, 30)
+    records = []
+    for chars, tags in sentences:
+        text = "".join(chars)
+        entities = [{"start_idx": a, "end_idx": b - 1, "type": t, "entity": text[a:b]} for t, a, b in tags_to_spans(tags, "BIO")]
+        records.append({"text": text, "entities": entities})
+    assert sum(len(r["entities"]) for r in records) > 10
+    cmeee = tmp_path / "CMeEE_train.json"
+    cmeee.write_text(json.dumps(records + [{"text": "无标注的测试句子。"}], ensure_ascii=False, indent=4), encoding="utf-8")
+    conll = tmp_path / "same.conll"
+    conll.write_text("\n".join("".join(f"{c} {t}\n" for c, t in zip(chars, tags)) for chars, tags in sentences), encoding="utf-8")
+    data, expected = task_data_from_files("ner", str(cmeee)), task_data_from_files("ner", str(conll))
+    assert sorted(r["tags"] for r in data.train + data.dev) == sorted(r["tags"] for r in expected.train + expected.dev)
+    assert any("1 record(s) nobody labelled" in note for note in data.notes)
+    shifted = next(r for r in records if r["entities"])
+    bad = {"text": shifted["text"], "entities": [{**shifted["entities"][0], "end_idx": shifted["entities"][0]["end_idx"] + 1}]}
+    cmeee.write_text(json.dumps([bad], ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{cmeee}:1: \w+ span \[\d+, \d+\) covers .*, not '{shifted['entities'][0]['entity']}'"):
+        task_data_from_files("ner", str(cmeee))

@@ -234,11 +234,8 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
             ]
         elif isinstance(label, list):  # doccano: [[start, end, type]]
             spans = [(x[2], x[0], x[1], None) if isinstance(x, list) and len(x) == 3 else (None, None, None, None) for x in label]
-        elif isinstance(rec.get("entities"), list):  # doccano's newer export
-            spans = [
-                (e.get("label"), e.get("start_offset"), e.get("end_offset"), None) if isinstance(e, dict) else (None,) * 4
-                for e in rec["entities"]
-            ]
+        elif isinstance(rec.get("entities"), list):  # doccano's newer export; CBLUE's CMeEE
+            spans = [_listed_entity(e) for e in rec["entities"]]
         elif label is None and "entities" not in rec and not any(k in rec for k in ("label", "labels")):
             return None  # no label at all (as in CLUENER's test file): not a text without entities
         elif label is None:
@@ -258,6 +255,19 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
             raise DataFormatError(path, line, f"{typ} span [{start}, {end}) covers {clip(text[start:end])}, not {clip(mention)}")
         checked.append((typ, start, end))
     return {"text": text, "spans": checked}
+
+
+def _listed_entity(entity) -> tuple:
+    """``(type, start, end, mention)`` of one item of a record's ``entities``: doccano's
+    ``{"label", "start_offset", "end_offset"}``, or CBLUE's CMeEE ``{"type", "start_idx", "end_idx",
+    "entity"}``, whose end is inclusive (its mention, checked against the text, shows the span)."""
+    if not isinstance(entity, dict):
+        return (None,) * 4
+    if "start_idx" in entity:
+        end = entity.get("end_idx")
+        inclusive_end = isinstance(end, int) and not isinstance(end, bool)
+        return entity.get("type"), entity.get("start_idx"), end + 1 if inclusive_end else None, entity.get("entity")
+    return entity.get("label"), entity.get("start_offset"), entity.get("end_offset"), None
 
 
 def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = None) -> list[dict]:

@@ -29,9 +29,9 @@ class RecipeArguments:
     format: str = field(
         default="auto",
         metadata={
-            "help": "with --train-file: ner conll|conll-words|jsonl (CLUENER, doccano, Label Studio, tokens and ner_tags)|parquet|arrow; "
-            "cws words; pos wordtag; tagging and matching tsv|csv|jsonl (CLUE's JSON lines)|parquet (the Hugging Face hub's)|arrow "
-            "(a folder Dataset.save_to_disk wrote); auto: by extension"
+            "help": "with --train-file: ner conll|conll-words|jsonl (CLUENER, CMeEE, doccano, Label Studio, tokens and ner_tags)"
+            "|parquet|arrow; cws words; pos wordtag; tagging and matching tsv|csv|jsonl (CLUE's JSON lines)|parquet (the Hugging "
+            "Face hub's)|arrow (a folder Dataset.save_to_disk wrote); auto: by extension"
         },
     )
     validation_share: float = field(default=0.1, metadata={"help": "with --train-file and no --validation-file: the share held out as dev"})
