@@ -291,6 +291,34 @@ def test_predict_names_a_labelled_pair_file_with_what_reads_it(datasets_dir, tmp
     assert "zhbert train matching --evaluate-only MODEL --test-file FILE" in r.stderr and "cut -f1,2 FILE" in r.stderr
 
 
+def test_predict_reads_csv_files_by_their_header(datasets_dir, tmp_path):
+    """A CSV export (waimai_10k: ``label,review``) given to predict: before, read as lines, so its
+    header was predicted as a text and every review with "1," in front; now the text column is read
+    by name, as training reads it, a quoted cell may span lines, and an unclosed quote is named."""
+    import csv
+
+    with open(datasets_dir / "sophonplus_sentiment" / "waimai_10k.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    sample = rows[1:8] + rows[-8:] + [["0", "送餐太慢了，\n等了一个多小时"]]  # a review over two lines, quoted
+    waimai = tmp_path / "waimai.csv"
+    with open(waimai, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([rows[0], *sample])
+    r = _zhbert("predict", "--model", "tagging", str(waimai), "--batch-size", "5")
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["text"] for o in out] == [review for _, review in sample]
+    piped = _zhbert("predict", "--model", "tagging", "--format", "csv", "--batch-size", "5", "-", stdin=waimai.read_text(encoding="utf-8"))
+    assert [json.loads(line) for line in piped.stdout.splitlines()] == out
+    pairs = tmp_path / "pairs.csv"
+    pairs.write_text('id,sentence1,sentence2\n7,花呗怎么还款,"蚂蚁花呗\n如何还钱"\n', encoding="utf-8")
+    r = _zhbert("predict", "--model", "matching", str(pairs))
+    assert r.returncode == 0 and [(o["id"], o["text_b"]) for o in map(json.loads, r.stdout.splitlines())] == [("7", "蚂蚁花呗\n如何还钱")]
+    broken = tmp_path / "broken.csv"
+    broken.write_text('label,review\n1,"好吃\n0,难吃\n', encoding="utf-8")
+    r = _zhbert("predict", "--model", "tagging", str(broken))
+    assert r.returncode == 1 and f"{broken}:2: not CSV (unexpected end of data): a quote opened here and never closed" in r.stderr
+
+
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""

@@ -35,13 +35,15 @@ def _result_json(pred, item, result) -> dict:
 def _inputs(file: str, input_format: str, pairs: bool, text_column: str):
     """The rows ``predict`` reads from ``file`` in ``input_format`` (auto: by its suffix or content)."""
     from ..data.hub_files import is_parquet, is_saved_dataset
-    from .predict_inputs import INPUT_FORMATS, conll_inputs, hub_inputs, read_inputs
+    from .predict_inputs import INPUT_FORMATS, conll_inputs, csv_inputs, hub_inputs, read_inputs
 
     if input_format not in ("auto", *INPUT_FORMATS):
         _fail(f"--format must be auto, {', '.join(INPUT_FORMATS)}, got {input_format!r}", code=2)
     suffix = Path(file).suffix.lower()
     if input_format == "parquet" or (input_format == "auto" and file != "-" and (is_parquet(file) or is_saved_dataset(file))):
         return hub_inputs(file, pairs=pairs, text_column=text_column)
+    if input_format == "csv" or (input_format == "auto" and suffix == ".csv"):
+        return csv_inputs(file, pairs=pairs, text_column=text_column)
     if input_format == "conll" or (input_format == "auto" and suffix == ".conll"):
         if pairs:
             _fail("--format conll holds one text a sentence; a matching model reads pairs (lines, jsonl or parquet)", code=2)
@@ -84,12 +86,12 @@ def predict(
         "--format",
         help="lines (one text a line; pairs a<TAB>b), jsonl (one JSON object a line, as CLUE ships its sets: the text under "
         "--text-column, or text, sentence, content, review, 文本, ...; a pair under text_a/text_b, sentence1/sentence2, ...; "
-        "its id written back), "
+        "its id written back), csv (a header row naming the same columns, as a spreadsheet exports them), "
         "parquet (the Hugging Face hub's files, or a folder Dataset.save_to_disk wrote: the same columns; id or idx "
         "written back) or conll (a token a line, first column, a blank line between sentences). A record of tokens "
         "(the hub's NER datasets: tokens, no text) or a CoNLL sentence is read as its tokens joined; they are written back, and an "
-        "NER model adds a BIO tag per token (tags). auto: jsonl for a .json or .jsonl file, parquet for a Parquet file "
-        "or such a folder, conll for a .conll file",
+        "NER model adds a BIO tag per token (tags). auto: jsonl for a .json or .jsonl file, csv for a .csv file, parquet "
+        "for a Parquet file or such a folder, conll for a .conll file",
     ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(
