@@ -800,3 +800,20 @@ def test_cblue_cmeee_records_with_inclusive_ends_train_ner(tmp_path, datasets_di
     cmeee.write_text(json.dumps([bad], ensure_ascii=False), encoding="utf-8")
     with pytest.raises(DataFormatError, match=rf"{cmeee}:1: \w+ span \[\d+, \d+\) covers .*, not '{shifted['entities'][0]['entity']}'"):
         task_data_from_files("ner", str(cmeee))
+
+
+def test_a_quote_never_closed_in_a_csv_file_is_named_not_read_as_one_long_text(tmp_path, datasets_dir):
+    """A review whose opening quote was never closed: before, Python's lenient CSV reading made it
+    one cell running to the end of the file, so every row after it became part of one text (and
+    their labels were lost), silently. Now an error at the line where the quote opened."""
+    with open(datasets_dir / "sophonplus_sentiment" / "waimai_10k.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))
+    unquoted = [r for r in rows[1:] if '"' not in r[1] and "," not in r[1]]  # nothing after the broken row is quoted
+    plain = unquoted[:15] + unquoted[-15:]  # positive reviews, then negative ones
+    broken = tmp_path / "waimai.csv"
+    with open(broken, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([rows[0], *plain[:15]])
+        f.write('1,"好吃，就是有点咸\n')
+        csv.writer(f).writerows(plain[15:])
+    with pytest.raises(DataFormatError, match=rf"{broken}:17: not CSV \(unexpected end of data\): a quote opened here and never closed"):
+        task_data_from_files("tagging", str(broken))

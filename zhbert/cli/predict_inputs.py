@@ -192,29 +192,18 @@ def csv_inputs(file: str, pairs: bool, text_column: str):
     export): the text under ``--text-column`` (or the names training reads), a pair under
     ``text_a``/``text_b`` and the other names training reads; ``id`` or ``idx`` written back. A
     quoted cell may span lines; one is never longer than a text may be."""
-    import csv
+    from ..data.csv_rows import csv_rows
 
     name = "<stdin>" if file == "-" else file
-    csv.field_size_limit(max(csv.field_size_limit(), MAX_PREDICT_LINE + 1))  # a cell is bounded as a line is
-    reader = csv.reader((line + "\n" for _, line in _input_lines(file)), strict=True)
-    start = 1  # the line a record starts on: where an unclosed quote opened
-    try:
-        header = [cell.strip() for cell in next(reader, [])]
-        names = _text_names(dict.fromkeys(header), pairs, text_column, name, 1, "column")
-        while True:
-            start = reader.line_num + 1
-            cells = next(reader, None)
-            if cells is None:
-                break
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) != len(header):
-                raise DataFormatError(name, start, f"{len(cells)} columns, the header has {len(header)}")
-            yield (start, *_keyed_input(dict(zip(header, cells)), name, start, names))
-    except csv.Error as e:
-        unclosed = "end of data" in str(e) or "field larger" in str(e)  # a quote opened runs to the end, or to the cell limit
-        hint = ": a quote opened here and never closed" if unclosed else ""
-        raise DataFormatError(name, start, f"not CSV ({e}){hint}") from None
+    rows = csv_rows((line + "\n" for _, line in _input_lines(file)), name, MAX_PREDICT_LINE)
+    header = [cell.strip() for cell in next(rows, (1, []))[1]]
+    names = _text_names(dict.fromkeys(header), pairs, text_column, name, 1, "column")
+    for start, cells in rows:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(header):
+            raise DataFormatError(name, start, f"{len(cells)} columns, the header has {len(header)}")
+        yield (start, *_keyed_input(dict(zip(header, cells)), name, start, names))
 
 
 def conll_inputs(file: str):

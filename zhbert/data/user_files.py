@@ -31,7 +31,6 @@ line is an error ``file:line: problem``; a line or record past the readers' boun
 
 from __future__ import annotations
 
-import csv
 import io
 import logging
 import random
@@ -501,23 +500,21 @@ def _column_names(
 
 
 def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
-    text = read_text(path)
-    reader = csv.reader(io.StringIO(text))
-    try:
-        header = [name.strip() for name in next(reader)]  # "text, label" as typed by hand: the space is no part of a name
-    except StopIteration:
-        raise DataFormatError(path, 1, "no header row") from None
+    from .csv_rows import csv_rows
+
+    records = csv_rows(io.StringIO(read_text(path)), path, MAX_LINE_CHARS)
+    first = next(records, None)
+    if first is None:
+        raise DataFormatError(path, 1, "no header row")
+    header = [name.strip() for name in first[1]]  # "text, label" as typed by hand: the space is no part of a name
     names = _column_names(task, header, text_column, label_column, path, 1, "column", notes)
     at = [header.index(n) for n in names]
     rows = []
-    for cells in reader:
-        lineno = reader.line_num
+    for lineno, cells in records:
         if not any(c.strip() for c in cells):
             continue
         if len(cells) != len(header):
             raise DataFormatError(path, lineno, f"{len(cells)} columns, the header has {len(header)}")
-        if any(len(cells[i]) > MAX_LINE_CHARS for i in at):
-            raise DataFormatError(path, lineno, f"a cell over the {MAX_LINE_CHARS:,} characters a text may have")
         rows.append((lineno, [cells[i].strip() for i in at]))
     return rows
 
