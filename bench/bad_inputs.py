@@ -52,6 +52,7 @@ PAIR_JSONL = (
     '{"sentence1": "今天天气怎么样", "sentence2": "北京在哪里", "label": "0"}\n'
     '{"sentence1": "如何学好英语", "sentence2": "怎么学好英语", "label": "1"}\n'
 )
+TAG_CSV = 'label,review\n1,很快，好吃，味道足，量大\n0,"送餐太慢了，等了一个多小时"\n1,服务很好，下次还点\n'  # waimai_10k's form
 CORPUS_JSONL = '{"id": "1", "title": "北京", "text": "北京是中国的首都。"}\n{"id": "2", "title": "上海", "text": "上海是一座城市。"}\n'
 TOKENS_JSONL = (  # run_ner.py's form, as Dataset.to_json writes the hub's NER datasets with names
     '{"tokens": ["中", "国", "人"], "ner_tags": ["B-LOC", "I-LOC", "O"]}\n{"tokens": ["北", "京"], "ner_tags": ["B-LOC", "I-LOC"]}\n'
@@ -97,6 +98,7 @@ def readers():
         "own ner (conll-words)": (lambda p: task_data_from_files("ner", p, file_format="conll-words"), "words.conll", WORDS_CONLL, True),
         "own tagging (jsonl)": (lambda p: task_data_from_files("tagging", p), "posts.jsonl", TAG_JSONL, True),
         "own matching (jsonl)": (lambda p: task_data_from_files("matching", p), "pairs.jsonl", PAIR_JSONL, True),
+        "own tagging (csv)": (lambda p: task_data_from_files("tagging", p), "waimai.csv", TAG_CSV, True),
         "corpus (jsonl)": (data.read_corpus, "wiki.jsonl", CORPUS_JSONL, True),
         "own ner (tokens jsonl)": (lambda p: task_data_from_files("ner", p), "train.json", TOKENS_JSONL, True),
         "own matching (parquet)": (lambda p: task_data_from_files("matching", p), "train.parquet", parquet_pairs(), False),
@@ -110,9 +112,9 @@ def mutations(name: str, good: str):
         yield from parquet_mutations(good)
         return
     lines = good.splitlines()
-    first = 2 if lines[0].startswith(("label\t", "id\t")) else 1  # the first data line
+    first = 2 if lines[0].startswith(("label\t", "id\t", "label,")) else 1  # the first data line
     row = lines[first - 1]
-    sep = "\t" if "\t" in row else ("  " if "  " in row else " ")
+    sep = "," if name.endswith("(csv)") else "\t" if "\t" in row else ("  " if "  " in row else " ")
 
     def with_line(new):
         out = list(lines)
@@ -165,6 +167,9 @@ def mutations(name: str, good: str):
         yield "label is null", with_line(row.rsplit('"label": ', 1)[0] + '"label": null}'), first
         yield "text is a number", with_line(row.replace('": "', '": 5, "x": "', 1)), first
         yield "a record that is an array", with_line("[1, 2]"), first
+    if name == "own tagging (csv)":
+        yield "a quote opened and never closed", with_line(row.replace(",", ',"', 1)), first, "a quote opened here"
+        yield "a stray quote after a quoted cell", with_line(row.replace(",", ',"好"', 1)), first
     if name == "own matching (jsonl)":
         yield "label is a list", with_line(row.rsplit('"label": ', 1)[0] + '"label": ["1", "0"]}'), first
     if name == "corpus (jsonl)":

@@ -32,6 +32,10 @@ def csv_rows(lines: Iterable[str], name: str, max_cell: int) -> Iterator[tuple[i
                 raise DataFormatError(name, start, f"a cell over the {max_cell:,} characters a text may have")
             yield start, cells
     except csv.Error as e:
-        unclosed = "end of data" in str(e) or "field larger" in str(e)  # a quote opened runs to the end, or to the cell limit
-        hint = ": a quote opened here and never closed" if unclosed else ""
+        if "end of data" in str(e) or "field larger" in str(e):  # a quote opened runs to the end, or to the cell limit
+            hint = ": a quote opened here and never closed"
+        elif "expected after" in str(e):  # text after a closing quote: a stray quote, or one closing a quote opened earlier
+            hint = ': a quote opened here closes further on, or text follows a quoted cell; inside a quoted cell a quote is written ""'
+        else:
+            hint = ""
         raise DataFormatError(name, start, f"not CSV ({e}){hint}") from None
