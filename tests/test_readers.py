@@ -260,17 +260,17 @@ def test_a_json_lines_corpus_gives_each_records_text(shared, tmp_path, caplog):
         data.read_corpus(str(news), text_key="body")
     keys = tmp_path / "qa.jsonl"
     keys.write_text('{"qid": 1, "answer": "北京是中国的首都。"}\n', encoding="utf-8")
-    with pytest.raises(DataFormatError, match=rf"{keys}:1: no key 'text' or 'content' in 'qid', 'answer': --text-key names"):
+    with pytest.raises(DataFormatError, match=rf"{keys}:1: no key 'text' or 'content' or 'review' in 'qid', 'answer': --text-key names"):
         data.read_corpus(str(keys))
     assert data.read_corpus(str(keys), text_key="answer")["text"] == ["北京是中国的首都。"]
     # a folder: its .txt, .jsonl and .json files, and the others counted, not passed over in silence
     (wiki.parent / "wiki_01").write_text(wiki.read_text(encoding="utf-8"), encoding="utf-8")  # WikiExtractor's names
     with caplog.at_level(logging.WARNING, logger="zhbert.data.corpus"):
         assert data.read_corpus(str(wiki.parent))["text"] == read["text"]
-    assert f"{wiki.parent}: 1 file not read, not .txt, .jsonl, .json or .parquet (such as {wiki.parent / 'wiki_01'})" in caplog.text
+    assert f"{wiki.parent}: 1 file not read, not .txt, .jsonl, .json, .csv or .parquet (such as {wiki.parent / 'wiki_01'})" in caplog.text
     wiki.unlink()
     with pytest.raises(
-        DataFormatError, match=r"directory holds no .txt, .jsonl, .json or .parquet files \(it holds 1 other file, such as wiki_01"
+        DataFormatError, match=r"directory holds no .txt, .jsonl, .json, .csv or .parquet files \(it holds 1 other file, such as wiki_01"
     ):
         data.read_corpus(str(wiki.parent))
 
@@ -306,3 +306,40 @@ def test_a_parquet_corpus_gives_each_rows_text(shared, tmp_path, caplog):
     Dataset.from_dict({"content": docs}).save_to_disk(str(saved))
     both = data.read_corpus([str(saved), str(news)])
     assert both["text"] == docs + docs and both["source"][0] == "news_saved"
+
+
+def test_a_csv_corpus_gives_each_rows_text(shared, tmp_path):
+    """A review set kept as CSV (waimai_10k: ``label,review``) given as a pretraining corpus: before,
+    read a line at a time, so its header was a document and every review was pretrained with its
+    label and comma in front. Now its text column is the document, as for JSON lines."""
+    import csv
+
+    with open(shared / "datasets" / "sophonplus_sentiment" / "waimai_10k.csv", encoding="utf-8", newline="") as f:
+        rows = list(csv.reader(f))[:60]
+    rows.append(["0", "送餐太慢了，\n等了一个多小时"])  # a quoted review over two lines: one document
+    reviews = tmp_path / "reviews" / "waimai.csv"
+    reviews.parent.mkdir()
+    with open(reviews, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows(rows)
+    read = data.read_corpus(str(reviews))
+    assert read["text"] == [r[1].strip() for r in rows[1:]] and read["line"][:2] == [2, 3] and read["line"][-1] == 61
+    assert data.read_corpus(str(reviews.parent))["text"] == read["text"]  # a folder's .csv files are read too
+    reviews.write_text('label,review\n1,"好吃\n0,太慢了\n', encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{reviews}:2: not CSV \(unexpected end of data\): a quote opened here and never closed"):
+        data.read_corpus(str(reviews))
+
+
+def test_a_reader_fixed_in_a_new_version_is_not_served_from_the_old_ones_cache(tmp_path, monkeypatch):
+    """``datasets`` caches a generator's output by the generator's name and its arguments: before, a
+    corpus read once was served from the cache after the reader changed (a new zhbert reading CSV,
+    or CoNLL's -DOCSTART-, kept the old reading until the file itself changed). The cache key now
+    holds a fingerprint of the readers' code."""
+    from zhbert.data import build
+
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text("北京是中国的首都。\n上海是一座城市。\n", encoding="utf-8")
+    first = data.read_corpus(str(corpus))
+    assert data.read_corpus(str(corpus)).cache_files == first.cache_files  # unchanged: the cache serves it
+    monkeypatch.setattr(build, "readers_fingerprint", lambda: "the readers of another version")
+    again = data.read_corpus(str(corpus))
+    assert again["text"] == first["text"] and again.cache_files != first.cache_files

@@ -48,10 +48,14 @@ def prepare_corpus(
     num_proc: int = typer.Option(2, help="processes for word-boundary preprocessing"),
     max_docs: Optional[int] = typer.Option(None, help="use only the first N documents"),
     doc_format: str = typer.Option(
-        "auto", help="line, blank-line, jsonl, parquet or arrow (a save_to_disk folder); auto: by extension (and by folder), line otherwise"
+        "auto",
+        help="line, blank-line, jsonl, csv (a header row), parquet or arrow (a save_to_disk folder); "
+        "auto: by extension (and by folder), line otherwise",
     ),
     text_key: str = typer.Option(
-        "auto", help="jsonl and parquet: the key (column) of each record's text (auto: text, else content; title,content for both)"
+        "auto",
+        help="jsonl, csv and parquet: the key (column) of each record's text "
+        "(auto: text, else content, else review; title,content for both)",
     ),
     user_dict: Optional[Path] = typer.Option(None, help="jieba user dictionary for word/entity units"),
 ) -> None:

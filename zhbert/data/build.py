@@ -2,13 +2,18 @@
 
 ``Dataset.from_generator`` caches on the generator and its kwargs, not on file
 contents, so every build passes a fingerprint of the source files (path, size,
-mtime) to invalidate the cache when a file changes. Errors raised inside the
+mtime) to invalidate the cache when a file changes, and one of the readers' own code
+(``datasets`` knows a generator by its name, so a reader fixed in a new zhbert would
+otherwise keep serving what the old one read). Errors raised inside the
 generator come back wrapped by ``datasets``; we unwrap our own
 :class:`DataFormatError` so the user sees ``file:line: problem`` and nothing else.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
 from typing import Any, Callable, Iterable
 
 import datasets
@@ -18,6 +23,15 @@ from ..errors import DataFormatError, ErrorPolicy
 from .source import file_fingerprint
 
 __all__ = ["build_dataset"]
+
+
+@functools.lru_cache(maxsize=1)
+def readers_fingerprint() -> str:
+    """SHA-256 of the source of every module in ``zhbert/data`` (the readers and what they call)."""
+    digest = hashlib.sha256()
+    for module in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(module.name.encode() + b"\0" + module.read_bytes())
+    return digest.hexdigest()
 
 
 def _unwrap(exc: BaseException) -> BaseException | None:
@@ -49,8 +63,6 @@ def build_dataset(
         policy.finish()
         return Dataset.from_list(rows, features=features) if rows else Dataset.from_dict({k: [] for k in features}, features=features)
     # check paths up front, so "file not found" is never turned into a cache error
-    from pathlib import Path
-
     from .hub_files import is_saved_dataset
     from .source import _check_path
 
@@ -59,7 +71,8 @@ def build_dataset(
             _check_path(Path(p.split("!")[0]))
     # datasets shards list-valued gen_kwargs; tuples are passed through whole
     kwargs = {k: tuple(v) if isinstance(v, list) else v for k, v in kwargs.items()}
-    gen_kwargs = dict(paths=tuple(paths), fingerprint=file_fingerprint(*[p.split("!")[0] for p in paths]), **kwargs)
+    files = file_fingerprint(*[p.split("!")[0] for p in paths])
+    gen_kwargs = dict(paths=tuple(paths), fingerprint=(files, readers_fingerprint()), **kwargs)
     progress = datasets.utils.logging.is_progress_bar_enabled()
     datasets.utils.logging.disable_progress_bar()
     try:

@@ -34,13 +34,14 @@ logger = logging.getLogger(__name__)
 __all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
 
 MAX_DOC_CHARS = 100_000
-DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "parquet", "arrow")
+DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "csv", "parquet", "arrow")
 #: CORPUS_SUFFIXES: what a folder of corpus files is read for; ``auto`` reads .json and .jsonl as JSON
-#: lines and .parquet as Parquet
-CORPUS_SUFFIXES = (".txt", ".jsonl", ".json", ".parquet")
-#: where a JSON-lines record (or Parquet row) keeps its text when --text-key is left at auto: Wikipedia
-#: dumps and web crawls say ``text``, news2016zh, webtext2019zh and WuDaoCorpora ``content``
-CORPUS_TEXT_KEYS = ("text", "content")
+#: lines, .csv as CSV and .parquet as Parquet
+CORPUS_SUFFIXES = (".txt", ".jsonl", ".json", ".csv", ".parquet")
+#: where a JSON-lines record (or CSV or Parquet row) keeps its text when --text-key is left at auto: Wikipedia
+#: dumps and web crawls say ``text``, news2016zh, webtext2019zh and WuDaoCorpora ``content``, the
+#: SophonPlus review sets (CSV) ``review``
+CORPUS_TEXT_KEYS = ("text", "content", "review")
 
 
 def _pieces(text: str, limit: int = MAX_DOC_CHARS):
@@ -60,7 +61,7 @@ def _count(n: int, thing: str) -> str:
 
 
 def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
-    """Expand directories into their ``*.txt``, ``*.jsonl``, ``*.json`` and ``*.parquet`` files (sorted); keep files
+    """Expand directories into their ``*.txt``, ``*.jsonl``, ``*.json``, ``*.csv`` and ``*.parquet`` files (sorted); keep files
     as given. Other files in a directory are not read, and the log says how many."""
     out: list[str] = []
     for p in paths:
@@ -77,10 +78,10 @@ def corpus_files(paths: list[str | os.PathLike]) -> list[str]:
                     if others
                     else ""
                 )
-                raise DataFormatError(str(p), None, f"directory holds no .txt, .jsonl, .json or .parquet files{held}")
+                raise DataFormatError(str(p), None, f"directory holds no .txt, .jsonl, .json, .csv or .parquet files{held}")
             if others:
                 logger.warning(
-                    "%s: %s not read, not .txt, .jsonl, .json or .parquet (such as %s)", p, _count(len(others), "file"), others[0]
+                    "%s: %s not read, not .txt, .jsonl, .json, .csv or .parquet (such as %s)", p, _count(len(others), "file"), others[0]
                 )
             out.extend(found)
         else:
@@ -95,7 +96,9 @@ def _file_format(path: str, doc_format: str) -> str:
         if is_saved_dataset(path):
             return "arrow"
         suffix = Path(path).suffix.lower()
-        return "jsonl" if suffix in (".json", ".jsonl") else "parquet" if suffix == ".parquet" or is_parquet(path) else "line"
+        if suffix in (".json", ".jsonl", ".csv"):
+            return "csv" if suffix == ".csv" else "jsonl"
+        return "parquet" if suffix == ".parquet" or is_parquet(path) else "line"
     return doc_format
 
 
@@ -120,8 +123,30 @@ def _json_records(path: str):
             yield lineno, json_line_record(piece, path, lineno)
 
 
+def _csv_records(path: str):
+    """``(line, record)`` of a CSV corpus file with a header row, read a line at a time."""
+    from .csv_rows import csv_rows
+
+    def lines():
+        last = 0
+        for lineno, piece in iter_line_pieces(path, MAX_RECORD_CHARS):
+            if lineno == last:
+                raise DataFormatError(path, lineno, f"a line over the {MAX_RECORD_CHARS:,} characters a CSV record may have")
+            last = lineno
+            yield piece + "\n"
+
+    rows = csv_rows(lines(), path, MAX_RECORD_CHARS)
+    header = [cell.strip() for cell in next(rows, (1, []))[1]]
+    for lineno, cells in rows:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(header):
+            raise DataFormatError(path, lineno, f"{len(cells)} columns, the header has {len(header)}")
+        yield lineno, dict(zip(header, cells))
+
+
 def _keyed_documents(path: str, fmt: str, text_key: str):
-    """``(line, document)`` of a JSON-lines or Parquet corpus file: each record's text under
+    """``(line, document)`` of a JSON-lines, CSV or Parquet corpus file: each record's text under
     ``text_key`` (``auto``: the first of :data:`CORPUS_TEXT_KEYS` in the first record; keys joined by
     commas, such as ``title,content``, give their texts a line each). A Parquet file is read a batch
     of rows at a time, of the text columns only where they are named."""
@@ -132,7 +157,7 @@ def _keyed_documents(path: str, fmt: str, text_key: str):
 
         records = iter_hub_records(path, columns=keys)
     else:
-        records = _json_records(path)
+        records = _csv_records(path) if fmt == "csv" else _json_records(path)
     empty = []
     for lineno, record in records:
         if keys is None:
@@ -178,7 +203,7 @@ def _gen(paths, policy, doc_format, text_key="auto"):
                     n_docs += lineno != last
                     last = lineno
                     yield {"text": text, "source": source, "line": lineno}
-        elif fmt in ("jsonl", "parquet", "arrow"):
+        elif fmt in ("jsonl", "csv", "parquet", "arrow"):
             for lineno, text in _keyed_documents(path, fmt, text_key):
                 n_docs += 1
                 yield from ({"text": p, "source": source, "line": lineno} for p in _pieces(text))
@@ -205,8 +230,8 @@ def _gen(paths, policy, doc_format, text_key="auto"):
 
 def read_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "auto", on_error: str = "raise", text_key: str = "auto") -> Dataset:
     """Documents from text files or directories as ``text, source, line``; ``doc_format`` is one of
-    :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, Parquet for ``.parquet``
-    files, a document a line otherwise)."""
+    :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, CSV with a header row for
+    ``.csv``, Parquet for ``.parquet`` files, a document a line otherwise)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = corpus_files(list(paths))

@@ -92,14 +92,16 @@ class PretrainConfig:
         default="auto",
         metadata=_help(
             "line (a document a line), blank-line (blank lines between documents), jsonl (a JSON object a line), "
-            "parquet (a row a document, as the Hugging Face hub serves corpora), arrow (a folder Dataset.save_to_disk wrote); "
-            "auto: jsonl for .jsonl/.json files, parquet for .parquet, arrow for such a folder, line otherwise"
+            "csv (a header row, then a row a document), parquet (a row a document, as the Hugging Face hub serves corpora), "
+            "arrow (a folder Dataset.save_to_disk wrote); auto: jsonl for .jsonl/.json files, csv for .csv, parquet for "
+            ".parquet, arrow for such a folder, line otherwise"
         ),
     )
     text_key: str = field(
         default="auto",
         metadata=_help(
-            "jsonl and parquet: the key (column) of each record's text (auto: text, else content); keys joined by commas, "
+            "jsonl, csv and parquet: the key (column) of each record's text (auto: text, else content, else review); "
+            "keys joined by commas, "
             "such as title,content, give a line each"
         ),
     )
