@@ -110,6 +110,12 @@ def test_a_tag_in_another_form_is_named_with_the_form_to_write(tmp_path, dataset
         path.write_text("".join(lines[:tagged]) + lines[tagged].replace(tag, written) + "".join(lines[tagged + 1 :]), encoding="utf-8")
         with pytest.raises(DataFormatError, match=rf"{path}:{tagged + 1}: unknown tag {written!r} .*: {re.escape(hint)}$"):
             task_data_from_files("ner", str(path))
+    lower = tmp_path / "lower.conll"  # every tag in lower case: the first line's o is the first unknown tag
+    lower.write_text(
+        "".join(f"{line.split()[0]} {line.split()[1].lower()}\n" if line.strip() else line for line in lines), encoding="utf-8"
+    )
+    with pytest.raises(DataFormatError, match=rf"{lower}:1: unknown tag 'o' .*: the tag outside every entity is a capital O$"):
+        task_data_from_files("ner", str(lower))
 
 
 def test_a_conll_file_with_more_columns_is_given_a_command_that_works(tmp_path, datasets_dir):

@@ -152,6 +152,8 @@ def _tag_form_hint(tag: str) -> str:
         return f": write tags as PREFIX-TYPE, the prefix first ({m[2]}-{m[1]})"
     if len(tag) > 2 and tag[1] == "-" and tag[0] in "bimes":
         return f": prefixes are capitals ({tag[0].upper()}{tag[1:]})"
+    if tag in ("o", "0"):  # lower-case tags throughout, or a digit zero typed for the letter
+        return ": the tag outside every entity is a capital O"
     return ""
 
 
