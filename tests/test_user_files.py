@@ -823,3 +823,40 @@ def test_a_quote_never_closed_in_a_csv_file_is_named_not_read_as_one_long_text(t
         csv.writer(f).writerows(plain[15:])
     with pytest.raises(DataFormatError, match=rf"{broken}:17: not CSV \(unexpected end of data\): a quote opened here and never closed"):
         task_data_from_files("tagging", str(broken))
+
+
+def test_a_segmentation_file_of_characters_and_their_tags_trains_cws(tmp_path, datasets_dir):
+    """PKU's gold segmentation written a character a line with its word-position tag (BMES, BIES or
+    BI), as many segmentation corpora are converted: before, read as sentences of words, so each
+    line became a sentence of two words, the character and its tag ("同 E" -> 同 / E), 3,029
+    sentences of garbage from 40, silently. Now found by its form and read as the words it tags."""
+    sentences = [line.split() for line in _lines(datasets_dir / "sighan2005_icwb2" / "pku_test_gold.utf8", 40) if line.strip()]
+
+    def tagged(words, middle, single, end):
+        for w in words:
+            if len(w) == 1:
+                yield f"{w} {single}"
+            else:
+                yield from [f"{w[0]} B", *(f"{c} {middle}" for c in w[1:-1]), f"{w[-1]} {end}"]
+
+    plain = tmp_path / "pku.utf8"
+    plain.write_text("\n".join("  ".join(words) for words in sentences) + "\n", encoding="utf-8")
+    expected = sorted((r["text"], r["words"]) for r in (lambda d: d.train + d.dev)(task_data_from_files("cws", str(plain))))
+    for name, (middle, single, end) in {"bmes": ("M", "S", "E"), "bies": ("I", "S", "E"), "bi": ("I", "B", "I")}.items():
+        path = tmp_path / f"pku.{name}"
+        path.write_text("\n\n".join("\n".join(tagged(words, middle, single, end)) for words in sentences) + "\n", encoding="utf-8")
+        data = task_data_from_files("cws", str(path))
+        assert data.notes[0] == f"train: {path} (conll)"
+        assert sorted((r["text"], r["words"]) for r in data.train + data.dev) == expected, name
+    bmes = tmp_path / "pku.bmes"
+    lines = bmes.read_text(encoding="utf-8").splitlines()
+    broken = next(k for k, line in enumerate(lines) if line.endswith(" E"))
+    for tag, problem in (("B", "B after a word left open"), ("S", "S after a word left open")):
+        bad = tmp_path / "bad.bmes"
+        bad.write_text("\n".join([*lines[:broken], lines[broken][:-1] + tag, "中 E", *lines[broken + 1 :]]) + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{bad}:{broken + 2}: E continues no word|{bad}:{broken + 1}: {problem}"):
+            task_data_from_files("cws", str(bad))
+    cut = tmp_path / "cut.bmes"
+    cut.write_text("\n".join([*lines[:broken], "", *lines[broken + 1 :]]) + "\n", encoding="utf-8")  # a word's E lost
+    with pytest.raises(DataFormatError, match=rf"{cut}:{broken}: the sentence ends inside a word"):
+        task_data_from_files("cws", str(cut))

@@ -48,7 +48,7 @@ __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entit
 
 FORMATS = {
     "ner": ("conll", "conll-words", "jsonl", "parquet", "arrow"),
-    "cws": ("words",),
+    "cws": ("words", "conll"),
     "pos": ("wordtag",),
     "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
     "matching": ("tsv", "csv", "jsonl", "parquet", "arrow"),
@@ -86,7 +86,7 @@ def _format(task: str, path: str, fmt: str) -> str:
     if task == "ner":
         return "jsonl" if suffix in (".json", ".jsonl") else "conll"
     if task == "cws":
-        return "words"
+        return "conll" if _looks_char_tagged(path) else "words"
     if task == "pos":
         return "wordtag"
     return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") else "tsv"
@@ -379,10 +379,83 @@ def _scheme_of(ds) -> str:
 
 
 # --- segmentation ---------------------------------------------------------------------------------
-def _cws_rows(path: str) -> list[dict]:
+#: a line of a CoNLL segmentation file: a character and its word-position tag
+_CHAR_TAG_LINE = re.compile(r"\S{1,4}[ \t]+[BMESI]")
+WORD_POSITION_TAGS = "BMESI"
+
+
+def _looks_char_tagged(path: str) -> bool:
+    """Whether a segmentation file's first lines are each a character and its word-position tag
+    (``中 B``), a CoNLL file rather than one sentence a line (sniffed from its first 64 KB)."""
+    size = 1 << 16
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(size)
+    except OSError:
+        return False  # the reader names the problem
+    lines = raw.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
+    if len(raw) == size:  # the last line may be cut
+        lines = lines[:-1]
+    lines = [line.strip() for line in lines if line.strip()][:20]
+    return bool(lines) and all(_CHAR_TAG_LINE.fullmatch(line) for line in lines)
+
+
+def _char_tagged_words(path: str) -> tuple[list[str], list[list[str]]]:
+    """(texts, words) of a CoNLL segmentation file: a character and its tag a line, a blank line
+    between sentences; tags B, M (or I), E, S, or B and I alone (a word runs from one B to the next).
+    A tag that breaks its word is an error at its line."""
+    from .char_tagged import is_document_marker
+
+    sentences: list[list[tuple[int, str, str]]] = [[]]
+    for lineno, line in iter_lines(path):
+        if not line.strip() or is_document_marker(line):
+            if sentences[-1]:
+                sentences.append([])
+            continue
+        parts = line.split()
+        if len(parts) != 2 or parts[1] not in WORD_POSITION_TAGS:
+            raise DataFormatError(path, lineno, f"expected a character and its tag ({', '.join(WORD_POSITION_TAGS)}), found {clip(line)}")
+        if len(sentences[-1]) >= MAX_LINE_CHARS:
+            first = sentences[-1][0][0]
+            raise DataFormatError(
+                path, first, f"a sentence of more than {MAX_LINE_CHARS:,} characters: end each sentence with a blank line"
+            )
+        sentences[-1].append((lineno, *parts))
+    sentences = [s for s in sentences if s]
+    if not sentences:
+        raise DataFormatError(path, None, "no sentences")
+    two_tags = {tag for s in sentences for _, _, tag in s} <= {"B", "I"}
+    texts, words = [], []
+    for sentence in sentences:
+        out, open_word = [], False
+        for lineno, char, tag in sentence:
+            starts = tag in "BS"
+            if two_tags:  # B starts a word, I continues it; the next B ends it
+                if not starts and not out:
+                    raise DataFormatError(path, lineno, "I continues no word: a sentence starts with B")
+            elif starts == open_word:
+                problem = (
+                    f"{tag} after a word left open (B or M with no E)" if starts else f"{tag} continues no word (a word starts with B or S)"
+                )
+                raise DataFormatError(path, lineno, problem)
+            if starts:
+                out.append(char)
+            else:
+                out[-1] += char
+            open_word = tag in "BMI" and not two_tags
+        if open_word:
+            raise DataFormatError(path, sentence[-1][0], "the sentence ends inside a word (B or M with no E)")
+        texts.append("".join(out))
+        words.append(out)
+    return texts, words
+
+
+def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
     from . import read_segmented
     from .tasks import cws_rows
 
+    if fmt == "conll":
+        return cws_rows(*_char_tagged_words(path))
     ds = read_segmented(path)
     if len(ds) and max(map(len, ds["words"])) < 2:  # read as whole-line words, it teaches that no line has a boundary
         raise DataFormatError(
@@ -748,10 +821,10 @@ def task_data_from_files(
                 ]
             return rows
     elif task == "cws":
-        train, labels, scheme = _cws_rows(train_file), ["B", "M", "E", "S"], "BMES-untyped"
+        train, labels, scheme = _cws_rows(train_file, fmt), ["B", "M", "E", "S"], "BMES-untyped"
 
         def read(path):
-            return _cws_rows(path)
+            return _cws_rows(path, _format(task, path, file_format))
     elif task == "pos":
         train, scheme = _pos_rows(train_file, notes), "BMES"
         types = sorted({p for r in train for p in r["pos"]})
@@ -856,7 +929,7 @@ def test_data_from_file(
                 {"text": r["text"], "tags": spans_to_tags(len(r["text"]), tags_to_spans(r["tags"], their_scheme), scheme)} for r in rows
             ]
     elif task == "cws":
-        rows = _cws_rows(test_file)
+        rows = _cws_rows(test_file, fmt)
     elif task == "pos":
         rows = _pos_rows(test_file, notes)
         known = {label.split("-", 1)[1] for label in head.labels if "-" in label}
