@@ -319,6 +319,32 @@ def test_predict_reads_csv_files_by_their_header(datasets_dir, tmp_path):
     assert r.returncode == 1 and f"{broken}:2: not CSV (unexpected end of data): a quote opened here and never closed" in r.stderr
 
 
+def test_predict_reads_conllu_files(tmp_path):
+    """A Universal Dependencies treebank's CoNLL-U file: before, predicted a line at a time (its
+    "# sent_id" comments and ten-column lines as texts). Now each sentence's words (FORM) are read
+    as a tokenised text, as from run_ner.py's tokens."""
+    sentences = [["中共中央", "总书记", "江泽民", "在", "北京", "会见", "了", "美国", "客人", "。"], ["我", "爱", "北京", "天安门", "。"]]
+    blocks = []
+    for k, words in enumerate(sentences, 1):
+        rows = [f"# sent_id = s{k}", f"# text = {''.join(words)}"] + [
+            f"{i}\t{w}\t{w}\tX\t_\t_\t0\tdep\t_\t_" for i, w in enumerate(words, 1)
+        ]
+        blocks.append("\n".join(rows))
+    conllu = tmp_path / "zh_gsd-ud-test.conllu"
+    conllu.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", "ner", str(conllu))
+    assert r.returncode == 0, r.stderr
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["tokens"] for o in out] == sentences and [o["text"] for o in out] == ["".join(s) for s in sentences]
+    assert [len(o["tags"]) for o in out] == [len(s) for s in sentences] and "B-PER" in out[0]["tags"]
+    as_text = tmp_path / "gsd.txt"
+    as_text.write_text(conllu.read_text(encoding="utf-8"), encoding="utf-8")
+    r = _zhbert("predict", "--model", "ner", str(as_text))
+    assert r.returncode == 1 and f"{as_text}:1: a CoNLL-U comment" in r.stderr and "--format conllu" in r.stderr
+    r = _zhbert("predict", "--model", "ner", "--format", "conllu", str(as_text))
+    assert r.returncode == 0 and [json.loads(line) for line in r.stdout.splitlines()] == out
+
+
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""

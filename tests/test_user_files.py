@@ -860,3 +860,40 @@ def test_a_segmentation_file_of_characters_and_their_tags_trains_cws(tmp_path, d
     cut.write_text("\n".join([*lines[:broken], "", *lines[broken + 1 :]]) + "\n", encoding="utf-8")  # a word's E lost
     with pytest.raises(DataFormatError, match=rf"{cut}:{broken}: the sentence ends inside a word"):
         task_data_from_files("cws", str(cut))
+
+
+def test_conllu_files_train_pos_and_cws(tmp_path):
+    """Universal Dependencies' treebanks (UD_Chinese-GSD and the rest) ship CoNLL-U: before, no
+    reader took them (a POS file was "not word/TAG", a segmentation file read each line of ten
+    columns as a sentence of words). Now its FORM and UPOS columns train pos, its FORMs cws, the
+    same as the same sentences written in the project's own formats; comments, multiword-token
+    ranges and empty nodes are not words."""
+    from zhbert.data.peoples_daily import peoples_daily_path
+
+    lines = [line.split() for line in peoples_daily_path().read_text(encoding="utf-8").splitlines() if line.strip()][:40]
+    sentences = [[item.rsplit("/", 1) for item in line if not item.startswith("[")] for line in lines]
+    wordtag, conllu = tmp_path / "pd.txt", tmp_path / "zh_pd-ud-train.conllu"
+    wordtag.write_text("\n".join("  ".join(f"{w}/{t}" for w, t in s) for s in sentences) + "\n", encoding="utf-8")
+    blocks = []
+    for k, s in enumerate(sentences):
+        rows = [f"# sent_id = train-s{k + 1}", f"# text = {''.join(w for w, _ in s)}"]
+        rows += [f"{i}\t{w}\t{w}\t{t}\t_\t_\t0\tdep\t_\tSpaceAfter=No" for i, (w, t) in enumerate(s, 1)]
+        if k == 0:
+            rows.insert(3, "1-2\t" + s[0][0] + s[1][0] + "\t_\t_\t_\t_\t_\t_\t_\t_")  # a multiword token's range
+            rows.append(f"{len(s)}.1\t了\t了\t_\t_\t_\t_\t_\t_\t_")  # an empty node
+        blocks.append("\n".join(rows))
+    conllu.write_text("\n\n".join(blocks) + "\n", encoding="utf-8")
+    (tmp_path / "w.txt").write_text("\n".join("  ".join(w for w, _ in s) for s in sentences) + "\n", encoding="utf-8")
+    for task in ("pos", "cws"):
+        got, expected = (
+            task_data_from_files(task, str(conllu)),
+            task_data_from_files(task, str(wordtag if task == "pos" else tmp_path / "w.txt")),
+        )
+        assert got.notes[0] == f"train: {conllu} (conllu)" and got.labels == expected.labels
+        assert sorted((r["text"], r["words"]) for r in got.train + got.dev) == sorted(
+            (r["text"], r["words"]) for r in expected.train + expected.dev
+        )
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(blocks[1].replace("\t_\t0\tdep", " _ 0 dep", 1) + "\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{bad}:3: 7 tab-separated columns; a CoNLL-U line has 10"):
+        task_data_from_files("pos", str(bad))

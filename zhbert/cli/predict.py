@@ -44,10 +44,10 @@ def _inputs(file: str, input_format: str, pairs: bool, text_column: str):
         return hub_inputs(file, pairs=pairs, text_column=text_column)
     if input_format == "csv" or (input_format == "auto" and suffix == ".csv"):
         return csv_inputs(file, pairs=pairs, text_column=text_column)
-    if input_format == "conll" or (input_format == "auto" and suffix == ".conll"):
+    if input_format in ("conll", "conllu") or (input_format == "auto" and suffix in (".conll", ".conllu")):
         if pairs:
-            _fail("--format conll holds one text a sentence; a matching model reads pairs (lines, jsonl or parquet)", code=2)
-        return conll_inputs(file)
+            _fail("--format conll holds one text a sentence; a matching model reads pairs (lines, jsonl, csv or parquet)", code=2)
+        return conll_inputs(file, conllu=input_format == "conllu" or (input_format == "auto" and suffix == ".conllu"))
     jsonl = input_format == "jsonl" or (input_format == "auto" and suffix in (".json", ".jsonl"))
     return read_inputs(file, pairs=pairs, jsonl=jsonl, text_column=text_column, sniff=input_format == "auto")
 
@@ -88,10 +88,11 @@ def predict(
         "--text-column, or text, sentence, content, review, 文本, ...; a pair under text_a/text_b, sentence1/sentence2, ...; "
         "its id written back), csv (a header row naming the same columns, as a spreadsheet exports them), "
         "parquet (the Hugging Face hub's files, or a folder Dataset.save_to_disk wrote: the same columns; id or idx "
-        "written back) or conll (a token a line, first column, a blank line between sentences). A record of tokens "
+        "written back), conll (a token a line, first column, a blank line between sentences) or conllu (Universal "
+        "Dependencies' treebanks: the FORM column). A record of tokens "
         "(the hub's NER datasets: tokens, no text) or a CoNLL sentence is read as its tokens joined; they are written back, and an "
         "NER model adds a BIO tag per token (tags). auto: jsonl for a .json or .jsonl file, csv for a .csv file, parquet "
-        "for a Parquet file or such a folder, conll for a .conll file",
+        "for a Parquet file or such a folder, conll or conllu for a .conll or .conllu file",
     ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(

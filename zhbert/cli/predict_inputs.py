@@ -19,7 +19,7 @@ KEPT_FIELDS = ("id", "idx")
 TOKENS_KEY = "tokens"
 #: the first line of a CoNLL file: a token, then a tag (O, B-LOC, S-PER, ...) or more columns ending in one
 _LOOKS_LIKE_CONLL = re.compile(r"^\S+(?:[ \t]+\S+)*[ \t]+(?:O|[BIMESLU]-[A-Za-z_.]+)$")
-INPUT_FORMATS = ("lines", "jsonl", "csv", "parquet", "conll")
+INPUT_FORMATS = ("lines", "jsonl", "csv", "parquet", "conll", "conllu")
 
 
 def next_chunk(rows, size: int) -> list:
@@ -162,6 +162,9 @@ def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = 
             if looks_like_json_object(line):
                 problem = "a JSON object, read as text it would be predicted as one: give --format jsonl (or a .jsonl file)"
                 raise DataFormatError(name, lineno, problem)
+            if sniff and not pairs and line.startswith(("# sent_id", "# newdoc", "# text = ")):
+                problem = "a CoNLL-U comment, as Universal Dependencies' treebanks start a sentence: give --format conllu"
+                raise DataFormatError(name, lineno, problem)
             if sniff and not pairs and _LOOKS_LIKE_CONLL.match(line.strip()):
                 problem = (
                     f"a token and its tag ({clip(line.strip())}), as a CoNLL file holds them: give --format conll to read a "
@@ -206,22 +209,36 @@ def csv_inputs(file: str, pairs: bool, text_column: str):
         yield (start, *_keyed_input(dict(zip(header, cells)), name, start, names))
 
 
-def conll_inputs(file: str):
+def _conllu_token(line: str, name: str, lineno: int) -> str | None:
+    """The word (FORM) of a CoNLL-U line; None for a comment, a multiword token's range or an empty node."""
+    from ..data.user_files import CONLLU_COLUMNS
+
+    if line.startswith("#"):
+        return None
+    cells = line.split("\t")
+    if len(cells) != CONLLU_COLUMNS:
+        raise DataFormatError(name, lineno, f"{len(cells)} tab-separated columns; a CoNLL-U line has {CONLLU_COLUMNS}: {clip(line)}")
+    return None if "-" in cells[0] or "." in cells[0] else cells[1]
+
+
+def conll_inputs(file: str, conllu: bool = False):
     """(first line, sentence, ``{"tokens": [...]}``) of a CoNLL file: a token a line (its first
     column; tags or other columns after it are not read), a blank line (or ``-DOCSTART-``) between
-    sentences. The
-    sentence is its tokens joined, as training reads them."""
+    sentences; with ``conllu``, Universal Dependencies' CoNLL-U (the word in its second column).
+    The sentence is its tokens joined, as training reads them."""
     from ..data.char_tagged import is_document_marker
 
     name = "<stdin>" if file == "-" else file
     tokens: list[str] = []
     first = chars = 0
     for lineno, line in _input_lines(file):
-        token = line.split(maxsplit=1)[0] if line.strip() and not is_document_marker(line) else ""
-        if not token:
+        if not line.strip() or (not conllu and is_document_marker(line)):
             if tokens:
                 yield first, "".join(tokens), {TOKENS_KEY: tokens}
                 tokens, chars = [], 0
+            continue
+        token = _conllu_token(line, name, lineno) if conllu else line.split(maxsplit=1)[0]
+        if not token:
             continue
         if not tokens:
             first = lineno

@@ -48,8 +48,8 @@ __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entit
 
 FORMATS = {
     "ner": ("conll", "conll-words", "jsonl", "parquet", "arrow"),
-    "cws": ("words", "conll"),
-    "pos": ("wordtag",),
+    "cws": ("words", "conll", "conllu"),
+    "pos": ("wordtag", "conllu"),
     "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
     "matching": ("tsv", "csv", "jsonl", "parquet", "arrow"),
 }
@@ -85,6 +85,8 @@ def _format(task: str, path: str, fmt: str) -> str:
         return "parquet"
     if task == "ner":
         return "jsonl" if suffix in (".json", ".jsonl") else "conll"
+    if task in ("cws", "pos") and suffix == ".conllu":
+        return "conllu"
     if task == "cws":
         return "conll" if _looks_char_tagged(path) else "words"
     if task == "pos":
@@ -450,12 +452,59 @@ def _char_tagged_words(path: str) -> tuple[list[str], list[list[str]]]:
     return texts, words
 
 
+#: the columns of a CoNLL-U line (Universal Dependencies): ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC
+CONLLU_COLUMNS = 10
+
+
+def _conllu_sentences(path: str) -> tuple[list[str], list[list[str]], list[list[str]]]:
+    """(texts, words, UPOS tags) of a CoNLL-U file (Universal Dependencies' Chinese treebanks): a
+    word a line, tab-separated, a blank line between sentences; ``#`` comments, multiword-token
+    ranges (``1-2``) and empty nodes (``1.1``) are not words of the text."""
+    texts, words, tags = [], [], []
+    forms: list[str] = []
+    upos: list[str] = []
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            if forms:
+                texts.append("".join(forms))
+                words.append(forms)
+                tags.append(upos)
+                forms, upos = [], []
+            continue
+        if line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if len(cells) != CONLLU_COLUMNS:
+            raise DataFormatError(path, lineno, f"{len(cells)} tab-separated columns; a CoNLL-U line has {CONLLU_COLUMNS}: {clip(line)}")
+        if "-" in cells[0] or "." in cells[0]:  # a multiword token's range, or an empty node
+            continue
+        if not cells[1] or any(c.isspace() for c in cells[1]) or not cells[3] or cells[3] == "_":
+            raise DataFormatError(
+                path, lineno, f"expected a word (FORM) and its part of speech (UPOS), found {clip(cells[1])} {cells[3]!r}"
+            )
+        if sum(map(len, forms)) > MAX_LINE_CHARS:
+            raise DataFormatError(
+                path, lineno, f"a sentence of more than {MAX_LINE_CHARS:,} characters: end each sentence with a blank line"
+            )
+        forms.append(cells[1])
+        upos.append(cells[3])
+    if forms:
+        texts.append("".join(forms))
+        words.append(forms)
+        tags.append(upos)
+    if not texts:
+        raise DataFormatError(path, None, "no sentences")
+    return texts, words, tags
+
+
 def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
     from . import read_segmented
     from .tasks import cws_rows
 
     if fmt == "conll":
         return cws_rows(*_char_tagged_words(path))
+    if fmt == "conllu":
+        return cws_rows(*_conllu_sentences(path)[:2])
     ds = read_segmented(path)
     if len(ds) and max(map(len, ds["words"])) < 2:  # read as whole-line words, it teaches that no line has a boundary
         raise DataFormatError(
@@ -468,9 +517,11 @@ def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
 _PD_LINE_ID = re.compile(r"\d{8}-\d{2}-\d{3}-\d{3}/m")
 
 
-def _pos_rows(path: str, notes: list[str] | None = None) -> list[dict]:
+def _pos_rows(path: str, notes: list[str] | None = None, fmt: str = "wordtag") -> list[dict]:
     from .tasks import pos_rows
 
+    if fmt == "conllu":
+        return pos_rows(*_conllu_sentences(path))
     texts, words, tags, ids = [], [], [], []
     for lineno, line in iter_lines(path):
         if not line.strip():
@@ -826,12 +877,12 @@ def task_data_from_files(
         def read(path):
             return _cws_rows(path, _format(task, path, file_format))
     elif task == "pos":
-        train, scheme = _pos_rows(train_file, notes), "BMES"
+        train, scheme = _pos_rows(train_file, notes, fmt), "BMES"
         types = sorted({p for r in train for p in r["pos"]})
         labels = labels_for(types, scheme)
 
         def read(path):
-            rows = _pos_rows(path, notes)
+            rows = _pos_rows(path, notes, _format(task, path, file_format))
             unknown = sorted({p for r in rows for p in r["pos"]} - set(types))
             if unknown:
                 raise DataFormatError(path, None, f"tags {unknown} are not in the training file's ({len(types)} tags)")
@@ -931,7 +982,7 @@ def test_data_from_file(
     elif task == "cws":
         rows = _cws_rows(test_file, fmt)
     elif task == "pos":
-        rows = _pos_rows(test_file, notes)
+        rows = _pos_rows(test_file, notes, fmt)
         known = {label.split("-", 1)[1] for label in head.labels if "-" in label}
         unknown = sorted({p for r in rows for p in r["pos"]} - known)
         if unknown:
