@@ -897,3 +897,34 @@ def test_conllu_files_train_pos_and_cws(tmp_path):
     bad.write_text(blocks[1].replace("\t_\t0\tdep", " _ 0 dep", 1) + "\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=rf"{bad}:3: 7 tab-separated columns; a CoNLL-U line has 10"):
         task_data_from_files("pos", str(bad))
+
+
+def test_bilou_tags_read_as_the_bioes_they_are(tmp_path, datasets_dir):
+    """BILOU (spaCy's L-ast and U-nit prefixes) is BIOES under two other letters: before, "unknown
+    tag 'L-ORG' for BIO" at its first L-; now the same entities as the BIO file they came from, in
+    CoNLL, word-level CoNLL and run_ner.py's token lists."""
+    from zhbert.tags import tags_to_spans
+
+    sentences = _pd_ner_sentences(datasets_dir, 30)
+
+    def bilou(tags):
+        out = ["O"] * len(tags)
+        for typ, a, b in tags_to_spans(tags, "BIO"):
+            out[a:b] = [f"U-{typ}"] if b - a == 1 else [f"B-{typ}", *[f"I-{typ}"] * (b - a - 2), f"L-{typ}"]
+        return out
+
+    bio, conll, tokens = tmp_path / "bio.txt", tmp_path / "bilou.txt", tmp_path / "bilou.jsonl"
+    bio.write_text("\n".join("".join(f"{c} {t}\n" for c, t in zip(chars, tags)) for chars, tags in sentences), encoding="utf-8")
+    conll.write_text("\n".join("".join(f"{c} {t}\n" for c, t in zip(chars, bilou(tags))) for chars, tags in sentences), encoding="utf-8")
+    tokens.write_text(
+        "".join(json.dumps({"tokens": chars, "ner_tags": bilou(tags)}, ensure_ascii=False) + "\n" for chars, tags in sentences),
+        encoding="utf-8",
+    )
+    assert any(t.startswith("L-") for chars, tags in sentences for t in bilou(tags))
+
+    def entities(path, **kw):
+        data = task_data_from_files("ner", str(path), **kw)
+        return sorted((r["text"], *span) for r in data.train + data.dev for span in tags_to_spans(r["tags"], data.scheme))
+
+    expected = entities(bio)
+    assert entities(conll) == entities(conll, file_format="conll-words") == entities(tokens) == expected

@@ -28,7 +28,18 @@ __all__ = [
     "allowed_transitions",
     "continues_span",
     "token_tags",
+    "bioes_tag",
 ]
+
+#: BILOU (spaCy's Last and Unit) is BIOES under two other letters; files in it are read as BIOES
+_BILOU_AS_BIOES = {"L": "E", "U": "S"}
+
+
+def bioes_tag(tag: str) -> str:
+    """``tag`` with BILOU's ``L-`` and ``U-`` prefixes written as BIOES's ``E-`` and ``S-``; any other tag as it is."""
+    if len(tag) > 2 and tag[1] == "-" and tag[0] in _BILOU_AS_BIOES:
+        return _BILOU_AS_BIOES[tag[0]] + tag[1:]
+    return tag
 
 
 def parse_tag(tag: str, scheme: str) -> tuple[str, str | None]:

@@ -19,7 +19,7 @@ import regex
 from datasets import ClassLabel, Dataset, Features, List, Value
 
 from ..errors import DataFormatError, ErrorPolicy, clip, logger
-from ..tags import check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
+from ..tags import bioes_tag, check_sequence, detect_scheme, labels_for, parse_tag, tags_to_spans
 from .build import build_dataset
 from .source import iter_lines, read_zip_member
 
@@ -72,7 +72,7 @@ def _split_line(line: str, sep: str | None, name: str, lineno: int, position_dig
         raise DataFormatError(
             name, lineno, f"expected 2 columns (char{'<TAB>' if sep == chr(9) else ' '}tag), found {len(parts)}: {clip(line)}{more}"
         )
-    char, tag = parts
+    char, tag = parts[0], bioes_tag(parts[1])
     if position_digits:
         # Weibo NER's second release writes each character with its position in the jieba word,
         # which reaches two digits inside long URLs ("p10"): the character is the first grapheme

@@ -172,6 +172,9 @@ def _token_tagged(rec, path: str, line: int) -> tuple[list[str], list[str]] | No
         raise DataFormatError(path, line, f"{key!r} should be a list of tags (strings), found {clip(tags)}")
     if len(tokens) != len(tags):
         raise DataFormatError(path, line, f"{len(tokens)} tokens and {len(tags)} {key}: one tag a token")
+    from ..tags import bioes_tag
+
+    tags = [bioes_tag(t) for t in tags]
     if sum(map(len, tokens)) > MAX_LINE_CHARS:
         raise DataFormatError(path, line, f"a text of more than {MAX_LINE_CHARS:,} characters")
     return tokens, tags
@@ -339,7 +342,7 @@ def _word_tagged_rows(path: str) -> list[dict]:
     """Sentences of a CoNLL file of words (``北京 B-LOC``, a blank line or ``-DOCSTART-`` between sentences): each
     word's characters tagged within its entity, in BIO. Its tags are BIO, BIOES or BMES (detected),
     checked as a sequence of words: an ``I-`` that continues nothing is an error at its line."""
-    from ..tags import detect_scheme, spans_to_tags
+    from ..tags import bioes_tag, detect_scheme, spans_to_tags
     from .char_tagged import is_document_marker
 
     sentences: list[tuple[list[str], list[str], list[int]]] = []
@@ -360,7 +363,7 @@ def _word_tagged_rows(path: str) -> list[dict]:
                 path, lines[0], f"a sentence of more than {MAX_LINE_CHARS:,} characters: end each sentence with a blank line"
             )
         words.append(parts[0])
-        tags.append(parts[1])
+        tags.append(bioes_tag(parts[1]))
         lines.append(lineno)
     if words:
         sentences.append((words, tags, lines))
