@@ -345,6 +345,21 @@ def test_predict_reads_conllu_files(tmp_path):
     assert r.returncode == 0 and [json.loads(line) for line in r.stdout.splitlines()] == out
 
 
+def test_predict_names_a_labelled_text_file_given_to_a_classifier(datasets_dir, tmp_path):
+    """SMP2020-EWECT's test file (label<TAB>text) given to the tagging model: before, each line was
+    classified with its label and a tab in the text, the header line too, exit 0. Now refused by
+    name, with the commands that score it or cut its texts; --format lines still reads it whole."""
+    ewect = tmp_path / "test.tsv"
+    ewect.write_text(
+        "".join((datasets_dir / "smp2020_ewect_usual" / "test.tsv").read_text(encoding="utf-8").splitlines(True)[:6]), encoding="utf-8"
+    )
+    r = _zhbert("predict", "--model", "tagging", str(ewect))
+    assert r.returncode == 1 and f"{ewect}:1: a tab in the line, as a labelled file (text<TAB>label) has one" in r.stderr
+    assert "--evaluate-only MODEL --test-file FILE" in r.stderr and "cut -f1 FILE" in r.stderr
+    r = _zhbert("predict", "--model", "tagging", "--format", "lines", str(ewect))
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 6
+
+
 def test_predict_reads_bounded_chunks(pd_sentences, monkeypatch):
     """`zhbert predict` passes the model up to --batch-size lines a call, fewer once they hold
     PREDICT_CHUNK_CHARS characters, and the next call goes on from the next line."""

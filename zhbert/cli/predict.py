@@ -32,7 +32,7 @@ def _result_json(pred, item, result) -> dict:
     raise TypeError(type(pred).__name__)
 
 
-def _inputs(file: str, input_format: str, pairs: bool, text_column: str):
+def _inputs(file: str, input_format: str, pairs: bool, text_column: str, classifier: bool = False):
     """The rows ``predict`` reads from ``file`` in ``input_format`` (auto: by its suffix or content)."""
     from ..data.hub_files import is_parquet, is_saved_dataset
     from .predict_inputs import INPUT_FORMATS, conll_inputs, csv_inputs, hub_inputs, read_inputs
@@ -49,7 +49,7 @@ def _inputs(file: str, input_format: str, pairs: bool, text_column: str):
             _fail("--format conll holds one text a sentence; a matching model reads pairs (lines, jsonl, csv or parquet)", code=2)
         return conll_inputs(file, conllu=input_format == "conllu" or (input_format == "auto" and suffix == ".conllu"))
     jsonl = input_format == "jsonl" or (input_format == "auto" and suffix in (".json", ".jsonl"))
-    return read_inputs(file, pairs=pairs, jsonl=jsonl, text_column=text_column, sniff=input_format == "auto")
+    return read_inputs(file, pairs=pairs, jsonl=jsonl, text_column=text_column, sniff=input_format == "auto", classifier=classifier)
 
 
 @app.command()
@@ -102,7 +102,7 @@ def predict(
     """Predict with a model: one text per line in, JSON lines out, in input order."""
     from tqdm import tqdm
 
-    from ..api import PERSON_NAMES, EntityRecognizer, MaskedLM, Matcher, Segmenter, load
+    from ..api import PERSON_NAMES, Classifier, EntityRecognizer, MaskedLM, Matcher, Segmenter, load
     from ..errors import ZhbertError
     from .predict_inputs import TOKENS_KEY, next_chunk, predicted_token_tags
 
@@ -112,7 +112,7 @@ def predict(
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
         pred = load(model, backend=backend, user_dict=user_dict, dict_mode=dict_mode, web_units=units, criterion=criterion, pairs=pairs)
-        rows = _inputs(file, input_format, isinstance(pred, Matcher), text_column)
+        rows = _inputs(file, input_format, isinstance(pred, Matcher), text_column, classifier=isinstance(pred, Classifier))
         if file == "-" and sys.stdin.isatty():
             batch_size = 1  # someone typing: an answer per line, not per 256
         chunk = next_chunk(rows, batch_size)  # the first batch: a bad file fails before any output

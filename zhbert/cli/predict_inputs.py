@@ -142,11 +142,12 @@ def _input_lines(file: str):
         raise DataFormatError(name, 1, "file holds only whitespace")
 
 
-def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = "text", sniff: bool = True):
+def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = "text", sniff: bool = True, classifier: bool = False):
     """(line number, text or pair, fields written back) from a UTF-8 file or stdin. With ``jsonl``
     each line is a JSON object whose text is read by key (and a blank line is skipped); without it,
     a first line that is a JSON object, or (with ``sniff``: the format was not given) a token and
-    its tag as a CoNLL file holds them, is refused rather than predicted as text."""
+    its tag as a CoNLL file holds them, or for a ``classifier`` a text and its label (a tab), is
+    refused rather than predicted as text."""
     from ..data.jsonio import looks_like_json_object
 
     name = "<stdin>" if file == "-" else file
@@ -164,6 +165,14 @@ def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = 
                 raise DataFormatError(name, lineno, problem)
             if sniff and not pairs and line.startswith(("# sent_id", "# newdoc", "# text = ")):
                 problem = "a CoNLL-U comment, as Universal Dependencies' treebanks start a sentence: give --format conllu"
+                raise DataFormatError(name, lineno, problem)
+            if sniff and classifier and "\t" in line.strip():
+                problem = (
+                    "a tab in the line, as a labelled file (text<TAB>label) has one: score it with zhbert train tagging "
+                    "--evaluate-only MODEL --test-file FILE, or predict its texts alone (cut -f1 FILE, or -f2 where the label "
+                    "comes first); --format lines "
+                    "reads the whole line as a text"
+                )
                 raise DataFormatError(name, lineno, problem)
             if sniff and not pairs and _LOOKS_LIKE_CONLL.match(line.strip()):
                 problem = (
