@@ -253,6 +253,25 @@ def test_a_csv_with_named_columns(tmp_path, datasets_dir):
     assert task_data_from_files("tagging", str(typed), text_column="post", label_column="emotion").labels == data.labels
 
 
+def test_a_csv_header_naming_a_column_twice_is_refused_in_training_prediction_and_pretraining(tmp_path, datasets_dir):
+    """A spreadsheet export with two columns named 'text' (a title and a body, both renamed): before,
+    training read the first and prediction and pretraining the last, silently. Now refused at line 1."""
+    from zhbert.cli.predict_inputs import csv_inputs
+    from zhbert.data.corpus import read_corpus
+
+    rows = [line.rstrip("\n").split("\t", 1) for line in _lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 11)[1:]]
+    path = tmp_path / "posts.csv"
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([["label", "text", "text"], *([label, post[:5], post] for label, post in rows)])
+    message = f"{path}:1: the header names 'text' twice"
+    with pytest.raises(DataFormatError, match=message):
+        task_data_from_files("tagging", str(path))
+    with pytest.raises(DataFormatError, match=message):
+        list(csv_inputs(str(path), False, "auto"))
+    with pytest.raises(DataFormatError, match=message):
+        read_corpus(str(path))
+
+
 def test_a_dataset_name_that_is_a_file_points_to_train_file(tmp_path):
     from zhbert.data.tasks import load_task_data
 

@@ -204,18 +204,13 @@ def csv_inputs(file: str, pairs: bool, text_column: str):
     export): the text under ``--text-column`` (or the names training reads), a pair under
     ``text_a``/``text_b`` and the other names training reads; ``id`` or ``idx`` written back. A
     quoted cell may span lines; one is never longer than a text may be."""
-    from ..data.csv_rows import csv_rows
+    from ..data.csv_rows import csv_records
 
     name = "<stdin>" if file == "-" else file
-    rows = csv_rows((line + "\n" for _, line in _input_lines(file)), name, MAX_PREDICT_LINE)
-    header = [cell.strip() for cell in next(rows, (1, []))[1]]
+    header, records = csv_records((line + "\n" for _, line in _input_lines(file)), name, MAX_PREDICT_LINE)
     names = _text_names(dict.fromkeys(header), pairs, text_column, name, 1, "column")
-    for start, cells in rows:
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(cells) != len(header):
-            raise DataFormatError(name, start, f"{len(cells)} columns, the header has {len(header)}")
-        yield (start, *_keyed_input(dict(zip(header, cells)), name, start, names))
+    for start, record in records:
+        yield (start, *_keyed_input(record, name, start, names))
 
 
 def _conllu_token(line: str, name: str, lineno: int) -> str | None:

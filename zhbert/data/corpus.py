@@ -125,7 +125,7 @@ def _json_records(path: str):
 
 def _csv_records(path: str):
     """``(line, record)`` of a CSV corpus file with a header row, read a line at a time."""
-    from .csv_rows import csv_rows
+    from .csv_rows import csv_records
 
     def lines():
         last = 0
@@ -135,14 +135,7 @@ def _csv_records(path: str):
             last = lineno
             yield piece + "\n"
 
-    rows = csv_rows(lines(), path, MAX_RECORD_CHARS)
-    header = [cell.strip() for cell in next(rows, (1, []))[1]]
-    for lineno, cells in rows:
-        if not any(cell.strip() for cell in cells):
-            continue
-        if len(cells) != len(header):
-            raise DataFormatError(path, lineno, f"{len(cells)} columns, the header has {len(header)}")
-        yield lineno, dict(zip(header, cells))
+    yield from csv_records(lines(), path, MAX_RECORD_CHARS)[1]
 
 
 def _keyed_documents(path: str, fmt: str, text_key: str):

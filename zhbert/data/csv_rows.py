@@ -12,7 +12,7 @@ from typing import Iterable, Iterator
 
 from ..errors import DataFormatError
 
-__all__ = ["csv_rows"]
+__all__ = ["csv_records", "csv_rows"]
 
 
 def csv_rows(lines: Iterable[str], name: str, max_cell: int) -> Iterator[tuple[int, list[str]]]:
@@ -39,3 +39,27 @@ def csv_rows(lines: Iterable[str], name: str, max_cell: int) -> Iterator[tuple[i
         else:
             hint = ""
         raise DataFormatError(name, start, f"not CSV ({e}){hint}") from None
+
+
+def csv_records(lines: Iterable[str], name: str, max_cell: int) -> tuple[list[str], Iterator[tuple[int, dict[str, str]]]]:
+    """The header row's names (stripped: "text, label" typed by hand names ``label``; empty for an
+    empty file) and ``(line, {name: cell})`` of each later row, blank rows skipped. A row with
+    more or fewer cells than the header, or a name the header gives twice, is an error."""
+    rows = csv_rows(lines, name, max_cell)
+    first = next(rows, None)
+    header = [] if first is None else [cell.strip() for cell in first[1]]
+    seen: set[str] = set()
+    for column in header:
+        if column and column in seen:  # which of the two a record's text or label is would be a guess
+            raise DataFormatError(name, 1, f"the header names {column!r} twice")
+        seen.add(column)
+    return header, _records(rows, header, name)
+
+
+def _records(rows: Iterator[tuple[int, list[str]]], header: list[str], name: str) -> Iterator[tuple[int, dict[str, str]]]:
+    for start, cells in rows:
+        if not any(cell.strip() for cell in cells):
+            continue
+        if len(cells) != len(header):
+            raise DataFormatError(name, start, f"{len(cells)} columns, the header has {len(header)}")
+        yield start, dict(zip(header, cells))

@@ -627,23 +627,13 @@ def _column_names(
 
 
 def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list[str]]]:
-    from .csv_rows import csv_rows
+    from .csv_rows import csv_records
 
-    records = csv_rows(io.StringIO(read_text(path)), path, MAX_LINE_CHARS)
-    first = next(records, None)
-    if first is None:
+    header, records = csv_records(io.StringIO(read_text(path)), path, MAX_LINE_CHARS)
+    if not header:
         raise DataFormatError(path, 1, "no header row")
-    header = [name.strip() for name in first[1]]  # "text, label" as typed by hand: the space is no part of a name
     names = _column_names(task, header, text_column, label_column, path, 1, "column", notes)
-    at = [header.index(n) for n in names]
-    rows = []
-    for lineno, cells in records:
-        if not any(c.strip() for c in cells):
-            continue
-        if len(cells) != len(header):
-            raise DataFormatError(path, lineno, f"{len(cells)} columns, the header has {len(header)}")
-        rows.append((lineno, [cells[i].strip() for i in at]))
-    return rows
+    return [(lineno, [record[n].strip() for n in names]) for lineno, record in records]
 
 
 def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[str]:
