@@ -38,7 +38,7 @@ import re
 from pathlib import Path
 
 from ..errors import DataFormatError, clip
-from ..tags import labels_for
+from ..tags import check_sequence, labels_for, tags_to_spans
 from .hub_files import is_parquet, is_saved_dataset
 from .source import _check_path, iter_lines, read_text
 
@@ -432,27 +432,36 @@ def _char_tagged_words(path: str) -> tuple[list[str], list[list[str]]]:
     two_tags = {tag for s in sentences for _, _, tag in s} <= {"B", "I"}
     texts, words = [], []
     for sentence in sentences:
-        out, open_word = [], False
-        for lineno, char, tag in sentence:
-            starts = tag in "BS"
-            if two_tags:  # B starts a word, I continues it; the next B ends it
-                if not starts and not out:
-                    raise DataFormatError(path, lineno, "I continues no word: a sentence starts with B")
-            elif starts == open_word:
-                problem = (
-                    f"{tag} after a word left open (B or M with no E)" if starts else f"{tag} continues no word (a word starts with B or S)"
-                )
-                raise DataFormatError(path, lineno, problem)
-            if starts:
-                out.append(char)
-            else:
-                out[-1] += char
-            open_word = tag in "BMI" and not two_tags
-        if open_word:
-            raise DataFormatError(path, sentence[-1][0], "the sentence ends inside a word (B or M with no E)")
-        texts.append("".join(out))
-        words.append(out)
+        text = "".join(char for _, char, _ in sentence)
+        tags = _as_bmes([tag for _, _, tag in sentence], two_tags)
+        bad = check_sequence(tags, "BMES-untyped")
+        if bad:
+            raise DataFormatError(path, *_word_break(sentence, tags, bad[0], two_tags))
+        texts.append(text)
+        words.append([text[start:end] for _, start, end in tags_to_spans(tags, "BMES-untyped")])
     return texts, words
+
+
+def _as_bmes(tags: list[str], two_tags: bool) -> list[str]:
+    """A sentence's word-position tags as B, M, E, S: BIES's I is M; with B and I alone, a word runs
+    from one B to the next, so a B alone is S and an I that ends its word is E."""
+    if not two_tags:
+        return ["M" if tag == "I" else tag for tag in tags]
+    ends = [i + 1 == len(tags) or tags[i + 1] == "B" for i in range(len(tags))]
+    return [("S" if end else "B") if tag == "B" else ("E" if end else "M") for tag, end in zip(tags, ends)]
+
+
+def _word_break(sentence: list[tuple[int, str, str]], tags: list[str], at: int, two_tags: bool) -> tuple[int, str]:
+    """(line, problem) of the tag at ``at`` that :func:`check_sequence` found breaking its word, in
+    the file's own tags."""
+    tag = sentence[at][2]
+    opened = at > 0 and tags[at - 1] in "BM"
+    if tags[at] in "BS" and opened:
+        return sentence[at][0], f"{tag} after a word left open (B or M with no E)"
+    if tags[at] in "ME" and not opened:
+        problem = "I continues no word: a sentence starts with B" if two_tags else f"{tag} continues no word (a word starts with B or S)"
+        return sentence[at][0], problem
+    return sentence[-1][0], "the sentence ends inside a word (B or M with no E)"
 
 
 #: the columns of a CoNLL-U line (Universal Dependencies): ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC
