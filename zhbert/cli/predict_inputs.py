@@ -215,14 +215,10 @@ def csv_inputs(file: str, pairs: bool, text_column: str):
 
 def _conllu_token(line: str, name: str, lineno: int) -> str | None:
     """The word (FORM) of a CoNLL-U line; None for a comment, a multiword token's range or an empty node."""
-    from ..data.user_files import CONLLU_COLUMNS
+    from ..data.conllu import conllu_cells
 
-    if line.startswith("#"):
-        return None
-    cells = line.split("\t")
-    if len(cells) != CONLLU_COLUMNS:
-        raise DataFormatError(name, lineno, f"{len(cells)} tab-separated columns; a CoNLL-U line has {CONLLU_COLUMNS}: {clip(line)}")
-    return None if "-" in cells[0] or "." in cells[0] else cells[1]
+    cells = conllu_cells(line, name, lineno)
+    return None if cells is None else cells[1]
 
 
 def conll_inputs(file: str, conllu: bool = False):

@@ -39,6 +39,7 @@ from pathlib import Path
 
 from ..errors import DataFormatError, clip
 from ..tags import check_sequence, labels_for, tags_to_spans
+from .conllu import conllu_cells
 from .hub_files import is_parquet, is_saved_dataset
 from .source import _check_path, iter_lines, read_text
 
@@ -464,10 +465,6 @@ def _word_break(sentence: list[tuple[int, str, str]], tags: list[str], at: int, 
     return sentence[-1][0], "the sentence ends inside a word (B or M with no E)"
 
 
-#: the columns of a CoNLL-U line (Universal Dependencies): ID FORM LEMMA UPOS XPOS FEATS HEAD DEPREL DEPS MISC
-CONLLU_COLUMNS = 10
-
-
 def _conllu_sentences(path: str) -> tuple[list[str], list[list[str]], list[list[str]]]:
     """(texts, words, UPOS tags) of a CoNLL-U file (Universal Dependencies' Chinese treebanks): a
     word a line, tab-separated, a blank line between sentences; ``#`` comments, multiword-token
@@ -483,12 +480,8 @@ def _conllu_sentences(path: str) -> tuple[list[str], list[list[str]], list[list[
                 tags.append(upos)
                 forms, upos = [], []
             continue
-        if line.startswith("#"):
-            continue
-        cells = line.split("\t")
-        if len(cells) != CONLLU_COLUMNS:
-            raise DataFormatError(path, lineno, f"{len(cells)} tab-separated columns; a CoNLL-U line has {CONLLU_COLUMNS}: {clip(line)}")
-        if "-" in cells[0] or "." in cells[0]:  # a multiword token's range, or an empty node
+        cells = conllu_cells(line, path, lineno)
+        if cells is None:
             continue
         if not cells[1] or any(c.isspace() for c in cells[1]) or not cells[3] or cells[3] == "_":
             raise DataFormatError(
