@@ -99,6 +99,11 @@ def no_config_problem(path: str | Path) -> str:
     path = Path(path)
     if path.name.startswith("models--") and (path / "snapshots").is_dir():
         return _hub_cache_repo_problem(path)
+    if path.is_dir() and ((path / "bert_config.json").is_file() or any(path.glob("*.ckpt*.index"))):
+        return (
+            f"{path}: a TensorFlow checkpoint (google-research/bert's form), not a model folder: "
+            f"`zhbert convert-tf {path} OUT` writes one from it"
+        )
     entries = itertools.islice(path.iterdir(), 10_000) if path.is_dir() else []  # a home folder passed by mistake stays quick
     inside = sorted(p for p in entries if (p / "config.json").is_file())
     where = f": the model folder{'s' if len(inside) > 1 else ''} inside it {'are' if len(inside) > 1 else 'is'} " if inside else ""
@@ -122,9 +127,10 @@ def _hub_cache_repo_problem(path: Path) -> str:
     return f"{path}: a model's folder in the Hugging Face cache, not a model folder: give its id, {model_id}{where}"
 
 
-def read_config(path: Path) -> dict:
-    """``config.json`` of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
-    file = Path(path) / "config.json"
+def read_config(path: Path, name: str = "config.json") -> dict:
+    """``config.json`` (or another JSON config, such as google-research/bert's ``bert_config.json``)
+    of a model folder as a dict, or a :class:`ModelLoadError` naming the file."""
+    file = Path(path) / name
     try:
         size = file.stat().st_size
         if size > MAX_CONFIG_BYTES:

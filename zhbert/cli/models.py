@@ -1,4 +1,4 @@
-"""Commands on model folders: info, export, small-encoder, soup, static-embeddings, demo."""
+"""Commands on model folders: info, export, convert-tf, small-encoder, soup, static-embeddings, demo."""
 
 from __future__ import annotations
 
@@ -60,6 +60,28 @@ def export(
     only = json.loads((out / "config.json").read_text(encoding="utf-8")).get("zhbert_only")
     if only:  # the folder's README.md and config.json say it too
         typer.echo(f"note: {out} {only}".replace("FOLDER", str(out)))
+
+
+@app.command("convert-tf")
+def convert_tf(
+    source: Path = typer.Argument(
+        ..., help="a folder with bert_config.json, vocab.txt and a TensorFlow checkpoint (bert_model.ckpt.*), or a checkpoint prefix in one"
+    ),
+    dest: Path = typer.Argument(..., help="a new or empty folder to write to (an existing model folder needs --overwrite)"),
+    cased: bool = typer.Option(False, "--cased", help="keep letter case (google-research/bert's Chinese models were trained lower-cased)"),
+    overwrite: bool = typer.Option(False, help="replace a model folder already at DEST (a folder holding anything else is never replaced)"),
+) -> None:
+    """A BERT checkpoint in google-research/bert's TensorFlow form (bert_model.ckpt) as a model folder; no TensorFlow needed."""
+    from ..errors import ZhbertError
+    from ..tf_bert import convert_tf_bert
+
+    try:
+        notes = convert_tf_bert(source, dest, cased=cased, overwrite=overwrite)
+    except (OSError, ValueError, ZhbertError) as e:
+        _fail(str(e))
+    for note in notes:
+        typer.echo(note)
+    typer.echo(f"wrote {dest}: `--encoder {dest}` fine-tunes it, `zhbert pretrain --init {dest}` continues its pretraining")
 
 
 @app.command("small-encoder")
