@@ -390,3 +390,51 @@ def test_info_lists_every_heads_labels_and_types():
     assert out["cws"]["labels"] == ["B", "M", "E", "S"] and "types" not in out["cws"]
     assert "happy" in out["tagging"]["labels"] and out["matching"]["labels"] == ["different", "paraphrase"]
     assert {"n", "v", "nr", "ns"} <= set(out["pos"]["types"])
+
+
+def test_predict_writes_the_text_form_training_reads_back(pd_sentences, weibo_posts, tmp_path):
+    """`--output-format text`: before, predict wrote JSON lines only, so a model's segmentation could
+    not go to SIGHAN's score script or to word2vec, and predictions corrected by hand could not be
+    trained on without a converter of one's own. Now each head writes the form its recipe reads:
+    read back by the training readers, the words, tags, entities and labels equal the JSON ones."""
+    from zhbert.data.user_files import task_data_from_files
+
+    def both(model, lines, *args):
+        f = tmp_path / f"{model}.in"
+        f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        as_json = _zhbert("predict", "--model", model, str(f), *args)
+        as_text = _zhbert("predict", "--model", model, str(f), "--output-format", "text", *args)
+        assert as_json.returncode == 0 and as_text.returncode == 0, as_json.stderr + as_text.stderr
+        out = tmp_path / f"{model}.out"
+        out.write_text(as_text.stdout, encoding="utf-8")
+        return [json.loads(line) for line in as_json.stdout.splitlines()], as_text.stdout, out
+
+    def read_back(task, path, **options):
+        data = task_data_from_files(task, str(path), validation_file=str(path), **options)
+        return data.dev
+
+    texts = pd_sentences[:12]
+    predicted, printed, out = both("cws", texts)
+    assert printed.splitlines() == [" ".join(w["text"] for w in p["words"]) for p in predicted]
+    assert [r["words"] for r in read_back("cws", out)] == [[w["text"] for w in p["words"]] for p in predicted]
+    predicted, printed, out = both("pos", texts)
+    assert printed.splitlines()[0] == " ".join(f"{w['text']}/{w['label']}" for w in predicted[0]["words"])
+    assert [r["pos"] for r in read_back("pos", out)] == [[w["label"] for w in p["words"]] for p in predicted]
+    predicted, printed, out = both("ner", texts)
+    entities = [[(e["label"], e["start"], e["end"]) for e in p["entities"]] for p in predicted]
+    assert sum(map(len, entities)) >= 5
+    from zhbert.tags import tags_to_spans
+
+    assert [sorted(tags_to_spans(r["tags"], "BIO")) for r in read_back("ner", out, file_format="conll")] == [sorted(e) for e in entities]
+    posts = [p for p in weibo_posts[:30] if "\t" not in p][:10]
+    predicted, printed, out = both("tagging", posts)
+    labels = task_data_from_files("tagging", str(out), validation_file=str(out)).labels
+    assert [labels[r["label"]] for r in read_back("tagging", out)] == [p["labels"][0]["label"] for p in predicted]
+    pairs = ["花呗怎么还款\t蚂蚁花呗如何还钱", "北京到上海的高铁票多少钱\t上海到北京的机票多少钱"]
+    predicted, printed, out = both("matching", pairs)
+    assert printed.splitlines() == [f"{p['text_a']}\t{p['text_b']}\t{p['label']}" for p in predicted]
+    record = tmp_path / "posts.jsonl"
+    record.write_text('{"text": "第一行\\t第二列"}\n{"text": "今天真开心"}\n', encoding="utf-8")
+    r = _zhbert("predict", "--model", "tagging", "--output-format", "text", str(record))
+    assert r.returncode == 1 and r.stdout.startswith("今天真开心\t")  # the other record is still written
+    assert f"{record}:1: a text holding a tab or a line break cannot be a TSV cell" in r.stderr

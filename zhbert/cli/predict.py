@@ -94,20 +94,30 @@ def predict(
         "NER model adds a BIO tag per token (tags). auto: jsonl for a .json or .jsonl file, csv for a .csv file, parquet "
         "for a Parquet file or such a folder, conll or conllu for a .conll or .conllu file",
     ),
+    output_format: str = typer.Option(
+        "jsonl",
+        "--output-format",
+        help="jsonl (one JSON object a text: offsets, scores) or text, the form training reads back: words separated by "
+        "spaces (segmentation), word/TAG (POS), CoNLL with BIO tags (NER), text<TAB>label (tagging; several labels joined "
+        "by ','), text_a<TAB>text_b<TAB>label (matching), the filled text (fill-mask)",
+    ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(
         False, "--pairs", help="a plain transformers sequence classifier trained on sentence pairs: read a<TAB>b pairs"
     ),
 ) -> None:
-    """Predict with a model: one text per line in, JSON lines out, in input order."""
+    """Predict with a model: one text per line in, JSON lines (or the text form training reads) out, in input order."""
     from tqdm import tqdm
 
-    from ..api import PERSON_NAMES, Classifier, EntityRecognizer, MaskedLM, Matcher, Segmenter, load
+    from ..api import PERSON_NAMES, Classifier, EntityRecognizer, MaskedLM, Matcher, MultiTask, Segmenter, load
     from ..errors import ZhbertError
     from .predict_inputs import TOKENS_KEY, next_chunk, predicted_token_tags
+    from .predict_outputs import OUTPUT_FORMATS, text_lines
 
     if batch_size < 1:
         _fail(f"--batch-size must be at least 1, got {batch_size}", code=2)
+    if output_format not in OUTPUT_FORMATS:
+        _fail(f"--output-format must be {' or '.join(OUTPUT_FORMATS)}, got {output_format!r}", code=2)
     try:
         presets = {"default": True, "none": False}
         units = presets[web_units] if web_units in presets else [k.strip() for k in web_units.split(",") if k.strip()]
@@ -118,6 +128,8 @@ def predict(
         chunk = next_chunk(rows, batch_size)  # the first batch: a bad file fails before any output
     except (ZhbertError, OSError, ValueError) as e:
         _fail(str(e))
+    if output_format == "text" and isinstance(pred, MultiTask):
+        _fail(f"{model}: a multi-task model answers with several heads, and the text form holds one: use --output-format jsonl", code=2)
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
     if isinstance(pred, Segmenter):
         if person_names not in PERSON_NAMES:
@@ -137,7 +149,13 @@ def predict(
                     results.append((row, run([item])[0]))
                 except ValueError as e:
                     bad.append(f"{'<stdin>' if file == '-' else file}:{lineno}: {e}")
-        for (_, item, kept), result in results:
+        for (lineno, item, kept), result in results:
+            if output_format == "text":
+                try:
+                    typer.echo("\n".join(text_lines(pred, item, result, kept)))
+                except ValueError as e:
+                    bad.append(f"{'<stdin>' if file == '-' else file}:{lineno}: {e}")
+                continue
             out = {**kept, **_result_json(pred, item, result)}
             if TOKENS_KEY in kept and isinstance(pred, EntityRecognizer):  # tags to score against the file's own
                 out["tags"] = predicted_token_tags(kept[TOKENS_KEY], result)
