@@ -116,6 +116,27 @@ class ElectraPretrainingModel(PreTrainedModel):
     def tie_weights(self, *args, **kwargs):  # transformers calls this after loading: keep the sharing exact
         self._share_embeddings()
 
+    def grow_vocabulary(self, added: int, unk_id: int) -> None:
+        """Append ``added`` rows to the shared word embeddings and the generator's output bias, each
+        a copy of the ``[UNK]`` row (:mod:`zhbert.training.vocab_growth`)."""
+        old = self.discriminator.embeddings.word_embeddings
+        rows = old.weight.shape[0]
+        table = nn.Embedding(rows + added, old.weight.shape[1], padding_idx=old.padding_idx)
+        head = self.generator.generator_lm_head
+        projection = nn.Linear(head.in_features, rows + added, bias=head.bias is not None)
+        with torch.no_grad():
+            table.weight[:rows] = old.weight
+            table.weight[rows:] = old.weight[unk_id]
+            if head.bias is not None:
+                projection.bias[:rows] = head.bias
+                projection.bias[rows:] = head.bias[unk_id]
+        self.discriminator.embeddings.word_embeddings = table
+        self.generator.generator_lm_head = projection
+        for config in (self.config, self.discriminator.config, self.generator.config):
+            config.vocab_size = rows + added
+        self.config.zhbert_generator["vocab_size"] = rows + added
+        self._share_embeddings()
+
     def _init_weights(self, module):
         std = self.config.initializer_range
         if isinstance(module, nn.Linear):

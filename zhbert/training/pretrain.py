@@ -124,6 +124,13 @@ class PretrainConfig:
         default=0.25, metadata=_help("electra: the generator's hidden size as a share of the encoder's (same depth)")
     )
     rtd_weight: float = field(default=50.0, metadata=_help("electra: weight of the replaced-token loss against the generator's"))
+    extend_vocab: int = field(
+        default=0,
+        metadata=_help(
+            "give each character the corpus writes at least this often, and the vocabulary reads as [UNK], an entry of its own "
+            "(a new row that starts as [UNK]'s); 0: off. Counted over the whole corpus once; a resumed run adds the same ones"
+        ),
+    )
     max_unk_rate: float = field(
         default=0.05,
         metadata=_help("stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 turns the check off"),
@@ -321,6 +328,46 @@ def _plot_loss(log_path: Path, png: Path, label: str) -> None:
     plot_loss([(log_path, label, None)], png)
 
 
+def _read_text_corpus(cfg: PretrainConfig):
+    from ..data import read_corpus
+
+    corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format, text_key=cfg.text_key)
+    if cfg.max_docs:
+        corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+    return corpus
+
+
+def _extend_vocabulary(cfg: PretrainConfig, out: Path, tokenizer, model):
+    """``--extend-vocab``: the tokenizer with the corpus's [UNK] characters added, the model grown to
+    match (:mod:`zhbert.training.vocab_growth`). The first start of a run counts them and writes them
+    to the run's folder; a resumed start (and every other rank) reads them back."""
+    from .vocab_growth import ADDED_VOCAB, grow_model, grow_tokenizer, read_added, unknown_characters, write_added
+
+    added = read_added(out)
+    if added is not None and not cfg.extend_vocab:
+        raise ValueError(f"{out / ADDED_VOCAB}: this run added {len(added)} characters to its vocabulary; resume it with --extend-vocab")
+    if not cfg.extend_vocab:
+        return tokenizer
+    rows = model.get_input_embeddings().weight.shape[0]
+    if rows != len(tokenizer):
+        raise ValueError(
+            f"--extend-vocab: the tokenizer has {len(tokenizer):,} tokens and the model {rows:,} embedding rows; they must match"
+        )
+    if added is None:
+        if any(is_portable_corpus(c) for c in cfg.corpus):
+            raise ValueError(f"--extend-vocab counts characters in text; a {SUFFIX} file is already tokenised: give the text corpus")
+        found = unknown_characters(tokenizer, (row["text"] for row in _read_text_corpus(cfg)), cfg.extend_vocab)
+        added = [c for c, _ in found]
+        write_added(out, added)
+        shown = ", ".join(f"{c} ({n:,})" for c, n in found[:20]) + (", ..." if len(found) > 20 else "")
+        logger.warning("--extend-vocab %d: %d characters added to the vocabulary: %s", cfg.extend_vocab, len(added), shown or "none")
+    if not added:
+        return tokenizer
+    grown = grow_tokenizer(tokenizer, added)
+    grow_model(model, len(added), tokenizer.unk_token_id)
+    return grown
+
+
 def _prepared_corpus(cfg: PretrainConfig, tokenizer):
     """Token ids + unit ids: from a ``*.zhcorpus`` file as it is, else from text through :func:`prepare`."""
     portable = [c for c in cfg.corpus if is_portable_corpus(c)]
@@ -329,11 +376,7 @@ def _prepared_corpus(cfg: PretrainConfig, tokenizer):
             raise ValueError(f"a {SUFFIX} file is a whole prepared corpus: pass it alone to --corpus (got {len(cfg.corpus)} paths)")
         prepared = load_portable_corpus(portable[0], tokenizer, cfg.masking)
     else:
-        from ..data import read_corpus
-
-        corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format, text_key=cfg.text_key)
-        if cfg.max_docs:
-            corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+        corpus = _read_text_corpus(cfg)
         sample = (row["text"] for row in corpus)  # read lazily: the check stops at its character budget
         check_unk_rate(tokenizer, sample, f"corpus {', '.join(cfg.corpus)}", limit=cfg.max_unk_rate)
         return prepare(corpus, tokenizer, cfg.masking, num_proc=cfg.num_proc, user_dict=cfg.user_dict)
@@ -423,6 +466,7 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
     )
     # rank 0 tokenises and segments first; the other ranks then read its Arrow cache
     with args.main_process_first(desc="corpus preprocessing"):
+        tokenizer = _extend_vocabulary(cfg, out, tokenizer, model)
         prepared = _prepared_corpus(cfg, tokenizer)
         if cfg.pair_objective:
             blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc, objective=cfg.pair_objective)
