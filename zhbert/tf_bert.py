@@ -138,23 +138,24 @@ def convert_tf_bert(source: str | Path, dest: str | Path, cased: bool = False, o
             f"{checkpoint.index}: variables google-research/bert's BERT of {config.num_hidden_layers} layers does not have: "
             f"{', '.join(unknown[:3])}{more} (another model, such as ALBERT or ELECTRA, or a config for another checkpoint)"
         )
-    model = BertForPreTraining(config)
-    params = model.state_dict()
-    weights, absent = {}, []
-    for tf_name, (pt_name, transposed) in names.items():
-        if tf_name not in checkpoint.entries:
-            absent.append(tf_name)
-            continue
-        value = checkpoint.read(tf_name)
-        value = value.T if transposed else value
-        if tuple(value.shape) != tuple(params[pt_name].shape):
-            shape, expected = list(checkpoint.shape(tf_name)), list(params[pt_name].shape)
-            raise ModelLoadError(f"{checkpoint.index}: {tf_name} is {shape}; {TF_CONFIG} makes {pt_name} {expected}")
-        weights[pt_name] = torch.from_numpy(np.ascontiguousarray(value, dtype=np.float32))
+    with torch.device("meta"):  # the shapes the config makes, nothing allocated: a config far larger than its checkpoint stops here
+        params = {k: tuple(v.shape) for k, v in BertForPreTraining(config).state_dict().items()}
+    present = {tf_name: pt for tf_name, pt in names.items() if tf_name in checkpoint.entries}
+    absent = [tf_name for tf_name in names if tf_name not in present]
+    for tf_name, (pt_name, transposed) in present.items():
+        checkpoint.check(tf_name)
+        shape = checkpoint.shape(tf_name)
+        if (shape[::-1] if transposed else shape) != params[pt_name]:
+            raise ModelLoadError(f"{checkpoint.index}: {tf_name} is {list(shape)}; {TF_CONFIG} makes {pt_name} {list(params[pt_name])}")
     encoder_absent = [n for n in absent if n.startswith("bert/") and not n.startswith("bert/pooler/")]
     if encoder_absent:
         more = f" (and {len(encoder_absent) - 1} more encoder weights)" if len(encoder_absent) > 1 else ""
         raise ModelLoadError(f"{checkpoint.index}: no {encoder_absent[0]}{more}")
+    model = BertForPreTraining(config)
+    weights = {}
+    for tf_name, (pt_name, transposed) in present.items():
+        value = checkpoint.read(tf_name)
+        weights[pt_name] = torch.from_numpy(np.ascontiguousarray(value.T if transposed else value, dtype=np.float32))
     model.load_state_dict(weights, strict=False)  # the heads a checkpoint lacks keep their initialisation
     model.tie_weights()  # the masked-LM decoder is the word embeddings, as in modeling.py
     notes = [f"read {prefix} ({len(weights)} tensors, {sum(w.numel() for w in weights.values()):,} weights)"]

@@ -112,20 +112,30 @@ def _block(index: bytes, handle: bytes, where: str) -> bytes:
     return index[offset : offset + size]
 
 
+def _field(fields: dict[int, list], number: int, kind: type, default, where: str):
+    """The first value of a field, checked to be of the wire kind the message defines it with."""
+    value = fields.get(number, [default])[0]
+    if not isinstance(value, kind):
+        raise ValueError(f"{where}: field {number} holds {type(value).__name__}, not {kind.__name__}")
+    return value
+
+
 def _entry(name: str, value: bytes, where: str) -> _Entry:
     fields = _proto_fields(value, where)
     dims = []
-    for dim in _proto_fields(fields.get(2, [b""])[0], where).get(2, []):
-        size = _proto_fields(dim, where).get(1, [0])[0]
+    for dim in _proto_fields(_field(fields, 2, bytes, b"", where), where).get(2, []):
+        if not isinstance(dim, bytes):
+            raise ValueError(f"{where}: {name!r} has a malformed shape")
+        size = _field(_proto_fields(dim, where), 1, int, 0, where)
         if size >= 2**62:  # a negative size as a varint: an unknown dimension
             raise ValueError(f"{where}: {name!r} has a dimension of unknown size")
         dims.append(size)
     return _Entry(
-        dtype=fields.get(1, [0])[0],
+        dtype=_field(fields, 1, int, 0, where),
         shape=tuple(dims),
-        shard=fields.get(3, [0])[0],
-        offset=fields.get(4, [0])[0],
-        size=fields.get(5, [0])[0],
+        shard=_field(fields, 3, int, 0, where),
+        offset=_field(fields, 4, int, 0, where),
+        size=_field(fields, 5, int, 0, where),
         sliced=7 in fields,
     )
 
@@ -182,8 +192,8 @@ class TFCheckpoint:
                     name = key.decode("utf-8", errors="replace")
                     if key == b"":  # the bundle's header
                         header = _proto_fields(value, where)
-                        shards = header.get(1, [1])[0]
-                        if header.get(2, [0])[0] != 0:
+                        shards = _field(header, 1, int, 1, where)
+                        if _field(header, 2, int, 0, where) != 0:
                             raise ValueError(f"{where}: a big-endian checkpoint")
                     else:
                         self.entries[name] = _entry(name, value, where)
@@ -198,8 +208,12 @@ class TFCheckpoint:
     def shape(self, name: str) -> tuple[int, ...]:
         return self.entries[name].shape
 
-    def read(self, name: str) -> np.ndarray:
-        """One variable's value; its byte range is checked against its shape and its shard's size first."""
+    def check(self, name: str) -> None:
+        """Raise unless ``name``'s bytes can be read: a dtype of weights, a size its shape gives, a
+        range inside a shard that is there. Nothing is read or allocated."""
+        self._located(name)
+
+    def _located(self, name: str):
         entry = self.entries[name]
         where = f"{self.index}: {name!r}"
         if entry.sliced:
@@ -218,6 +232,11 @@ class TFCheckpoint:
         if entry.offset + entry.size > shard.stat().st_size:
             end = entry.offset + entry.size
             raise ModelLoadError(f"{shard}: {shard.stat().st_size:,} bytes, but {name!r} ends at byte {end:,} (a cut download?)")
+        return entry, dtype, shard
+
+    def read(self, name: str) -> np.ndarray:
+        """One variable's value; its byte range is checked against its shape and its shard's size first."""
+        entry, dtype, shard = self._located(name)
         with open(shard, "rb") as f:
             f.seek(entry.offset)
             raw = f.read(entry.size)
