@@ -110,6 +110,16 @@ def test_a_damaged_or_mismatched_checkpoint_is_named_not_half_converted(tmp_path
     (fewer / "bert_config.json").write_text(json.dumps({**config, "num_hidden_layers": 1}), encoding="utf-8")
     with pytest.raises(ModelLoadError, match="does not have: bert/encoder/layer_1/attention/output/LayerNorm/beta, .* and 13 more"):
         convert_tf_bert(fewer, out)
+    huge = _copy(tmp_path / "huge")  # before, 2.7 billion weights (10.8 GB) were allocated before any shape was compared
+    (huge / "bert_config.json").write_text(json.dumps({**config, "hidden_size": 8192, "intermediate_size": 65536}), encoding="utf-8")
+    probe = (
+        "import resource, sys\nfrom zhbert.tf_bert import convert_tf_bert\ntry:\n    convert_tf_bert(sys.argv[1], sys.argv[2])\n"
+        "except Exception as e:\n    print(e)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)"
+    )
+    run = subprocess.run([sys.executable, "-c", probe, str(huge), str(out)], capture_output=True, text=True, timeout=300)
+    message, peak_mb = run.stdout.strip().rsplit("\n", 1)
+    assert "word_embeddings is [33, 8]; bert_config.json makes bert.embeddings.word_embeddings.weight [33, 8192]" in message
+    assert int(peak_mb) < 2000, peak_mb
     words = _copy(tmp_path / "words")
     (words / "vocab.txt").write_text((FIXTURE / "vocab.txt").read_text(encoding="utf-8") + "新\n", encoding="utf-8")
     with pytest.raises(ModelLoadError, match="vocab.txt: 34 tokens, but bert_config.json says vocab_size 33"):
