@@ -8,7 +8,7 @@ One case per hostile input found by probing as a new user, or a hostile file, wo
 inputs, damaged folders, full and read-only disks, interrupts, and destinations holding a user's files
 (a case fails as "data loss" when a file of the user's is gone or changed afterwards). Everything is
 generated here, in a temporary folder; nothing is read from the checkout but the bundled models (the
-smallest, ``cws-fast``, is copied before it is damaged). Each outcome is one of:
+smallest, ``cws-fast``, is copied before it is damaged) and the tests' TensorFlow checkpoint (copied too). Each outcome is one of:
 
 * clean: the run fails with one line (no traceback) containing every expected piece (the file or
   input, the position, the problem), or, for an input that must be accepted, it completes;
@@ -348,6 +348,31 @@ def size_cases(tmp: Path) -> list[Case]:
     _edit_json(fewer / "config.json", lambda d: d["zhbert_head"].__setitem__("labels", d["zhbert_head"]["labels"][:-1]))
     out.append(Case("a head folder listing fewer labels than its weights", _python(f"import zhbert\nzhbert.load({str(fewer)!r})"),
                     [str(fewer / "model.safetensors"), "labels"]))  # fmt: skip
+    out.extend(tf_checkpoint_cases(tmp))
+    return out
+
+
+def tf_checkpoint_cases(tmp: Path) -> list[Case]:
+    """`convert-tf` on damaged copies of the TensorFlow checkpoint the tests use (written by TensorFlow)."""
+    fixture = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "tf_bert_tiny"
+    out: list[Case] = []
+    huge = tmp / "tf-huge"
+    shutil.copytree(fixture, huge)
+    _edit_json(huge / "bert_config.json", lambda d: d.update(hidden_size=8192, intermediate_size=65536))
+    out.append(Case("`convert-tf` whose bert_config.json makes a model over a million times its checkpoint",
+                    [*ZHBERT, "convert-tf", str(huge), str(tmp / "tf-huge-out")],
+                    [str(huge / "bert_model.ckpt.index"), "bert_config.json makes"]))  # fmt: skip
+    cut = tmp / "tf-cut"
+    shutil.copytree(fixture, cut)
+    data = cut / "bert_model.ckpt.data-00000-of-00001"
+    data.write_bytes(data.read_bytes()[:4000])
+    out.append(Case("`convert-tf` on a checkpoint whose data file was cut short",
+                    [*ZHBERT, "convert-tf", str(cut), str(tmp / "tf-cut-out")], [str(data), "a cut download"]))  # fmt: skip
+    mine = tmp / "tf-mine"
+    notes = _keep(mine / "notes.txt")
+    out.append(Case("`convert-tf` into a folder holding the user's notes",
+                    [*ZHBERT, "convert-tf", str(fixture), str(mine)], [str(mine), "not empty and not a model folder"],
+                    survivors=[notes]))  # fmt: skip
     return out
 
 
