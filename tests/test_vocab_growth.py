@@ -34,6 +34,11 @@ def test_the_corpus_characters_read_as_unk_are_counted(tokenizer, medical_lines)
     rarer = dict(unknown_characters(tokenizer, medical_lines, min_count=found["缬"] + 1))
     assert "铋" in rarer and "缬" not in rarer  # below the count: left as [UNK]
     assert unknown_characters(tokenizer, ["北京是中国的首都。Bonjour"], min_count=1) == []
+    from transformers import BertTokenizerFast
+
+    # a stock BERT tokenizer (a converted Google checkpoint's) pads each Chinese character with spaces as it normalises
+    stock = BertTokenizerFast(vocab={t: i for i, t in enumerate(tokenizer.convert_ids_to_tokens(range(len(tokenizer))))})
+    assert dict(unknown_characters(stock, medical_lines, min_count=3)) == found
 
 
 def test_a_grown_model_reads_and_predicts_the_new_characters_as_it_did_unk(tokenizer):

@@ -50,7 +50,8 @@ def unknown_characters(tokenizer, texts: Iterable[str], min_count: int) -> list[
         _count_unknown(tokenizer, batch, unk, counts)
     found: Counter[str] = Counter()
     for piece, n in counts.items():
-        normal = normalizer.normalize_str(piece) if normalizer is not None else piece
+        # stock BERT's normaliser pads each Chinese character with spaces (" 铋 "): the entry is the character
+        normal = (normalizer.normalize_str(piece) if normalizer is not None else piece).strip()
         if len(normal) == 1 and not normal.isspace() and normal not in vocab:
             found[normal] += n
     return sorted(((c, n) for c, n in found.items() if n >= min_count), key=lambda cn: (-cn[1], cn[0]))
