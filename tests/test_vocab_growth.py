@@ -41,6 +41,22 @@ def test_the_corpus_characters_read_as_unk_are_counted(tokenizer, medical_lines)
     assert dict(unknown_characters(stock, medical_lines, min_count=3)) == found
 
 
+def test_the_count_tokenises_a_bounded_number_of_characters_at_once(tokenizer, medical_lines, monkeypatch):
+    """Corpus documents run to 100,000 characters, and offsets take far more memory than text: before,
+    1,000 documents went to the tokenizer at once, up to 100 M characters."""
+    from zhbert.training import vocab_growth
+
+    monkeypatch.setattr(vocab_growth, "_BATCH_CHARS", 5_000)
+    seen = []
+    real = vocab_growth._count_unknown
+    monkeypatch.setattr(vocab_growth, "_count_unknown", lambda tok, batch, *a: seen.append(sum(map(len, batch))) or real(tok, batch, *a))
+    found = vocab_growth.unknown_characters(tokenizer, medical_lines, min_count=3)
+    longest = max(map(len, medical_lines))
+    assert len(seen) > 1 and max(seen) < 5_000 + longest and sum(seen) == sum(map(len, medical_lines))
+    monkeypatch.setattr(vocab_growth, "_BATCH_CHARS", 10**9)
+    assert vocab_growth.unknown_characters(tokenizer, medical_lines, min_count=3) == found  # the same count in one batch
+
+
 def test_a_grown_model_reads_and_predicts_the_new_characters_as_it_did_unk(tokenizer):
     """Each new row starts as [UNK]'s, so before the first step nothing the model computes changes:
     the same hidden states, and the new character scored as [UNK] was."""

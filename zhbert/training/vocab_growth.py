@@ -28,7 +28,9 @@ __all__ = ["ADDED_VOCAB", "unknown_characters", "grow_tokenizer", "grow_model", 
 
 #: the characters a run added, one a line in id order, in the run's output folder
 ADDED_VOCAB = "zhbert_added_vocab.txt"
-_BATCH = 1000
+# texts tokenised at once: bounded by characters, since a corpus document may hold 100,000 of them
+# and their offsets take far more memory than the text (2,000 such pieces once took gigabytes)
+_BATCH_CHARS = 1_000_000
 
 
 def unknown_characters(tokenizer, texts: Iterable[str], min_count: int) -> list[tuple[str, int]]:
@@ -41,11 +43,13 @@ def unknown_characters(tokenizer, texts: Iterable[str], min_count: int) -> list[
     counts: Counter[str] = Counter()
 
     batch: list[str] = []
+    chars = 0
     for text in texts:
         batch.append(text)
-        if len(batch) >= _BATCH:
+        chars += len(text)
+        if chars >= _BATCH_CHARS:
             _count_unknown(tokenizer, batch, unk, counts)
-            batch = []
+            batch, chars = [], 0
     if batch:
         _count_unknown(tokenizer, batch, unk, counts)
     found: Counter[str] = Counter()
