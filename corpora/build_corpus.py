@@ -15,6 +15,9 @@ such as "是的。" would otherwise strip common sentences from everywhere).
 
     python corpora/build_corpus.py --output runs/corpus
     zhbert pretrain --corpus runs/corpus --masking wwm --size mini --output runs/default
+
+What was kept and removed goes to ``runs/corpus.manifest.json``, beside the folder rather than in it: a corpus
+folder's ``.json`` files are read as documents, so a manifest inside would be pretrained on (or refused).
 """
 
 from __future__ import annotations
@@ -53,6 +56,29 @@ def clean(text: str, keys: set[str]) -> tuple[str, int]:
     return "".join(kept).strip(), len(pieces) - len(kept)
 
 
+def manifest_path(out: Path) -> Path:
+    """Where the build's counts go: beside the corpus folder, whose every .txt/.json file is read as text."""
+    return out.with_name(out.name + ".manifest.json")
+
+
+def check_manifest_free(out: Path) -> None:
+    """Refuse, before any work, to overwrite a file at the manifest's path that an earlier build did not write."""
+    path = manifest_path(out)
+    if path.exists():
+        try:
+            ours = path.is_file() and "evaluation_keys" in json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError, TypeError):
+            ours = False
+        if not ours:
+            raise SystemExit(f"{path}: exists and is not a corpus manifest this script wrote; move it or choose another --output")
+
+
+def write_manifest(out: Path, manifest: dict) -> Path:
+    path = manifest_path(out)
+    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
 class Writer:
     def __init__(self, out: Path):
         self.out = out
@@ -86,6 +112,7 @@ def main() -> None:
     ap.add_argument("--min-overlap-chars", type=int, default=6)
     args = ap.parse_args()
     out = Path(args.output)
+    check_manifest_free(out)
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
 
@@ -130,13 +157,13 @@ def main() -> None:
         "sources": w.stats,
         "total": total,
     }
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, ensure_ascii=False))
+    written = write_manifest(out, manifest)
     print("| source | documents | characters | eval sentences removed | duplicates removed |\n|---|---:|---:|---:|---:|")
     for name, s in w.stats.items():
         print(f"| {name} | {s['documents']:,} | {s['characters']:,} | {s['sentences_removed']:,} | {s['duplicates_removed']:,} |")
     docs, chars = f"**{total['documents']:,}**", f"**{total['characters']:,}**"
     print(f"| **total** | {docs} | {chars} | {total['sentences_removed']:,} | {total['duplicates_removed']:,} |")
-    print(f"written to {out} in {manifest['seconds']} s")
+    print(f"written to {out} in {manifest['seconds']} s; counts in {written}")
 
 
 if __name__ == "__main__":
