@@ -84,6 +84,14 @@ def pd_corpus_file(tmp_path_factory, peoples_daily):
     return path
 
 
+@pytest.fixture(scope="session")
+def pd_heldout_file(tmp_path_factory, peoples_daily):
+    """60 People's Daily sentences that pd_corpus_file does not hold (every 20th from the 10th), as held-out text."""
+    path = tmp_path_factory.mktemp("heldout") / "pd-heldout.txt"
+    path.write_text("\n".join(peoples_daily.select(range(10, 1210, 20))["text"]) + "\n", encoding="utf-8")
+    return path
+
+
 @pytest.fixture
 def bind_mount(tmp_path):
     """A bind mount a test can remount read-only (CI runs as root); skipped where the machine refuses it."""

@@ -126,13 +126,20 @@ def test_pretrain_saves_a_stock_bert_encoder_and_a_stock_generator(reference):
     assert all(r["token_slots_per_s"] > 0 and 0 < r["mfu"] < 1.5 and r["matmul_peak_gflops"] > 1 for r in rows)
 
 
-def test_kill_then_resume_ends_with_the_same_weights(corpus_file, tmp_path, reference):
-    r = _run(corpus_file, tmp_path, env_extra={"ZHBERT_FAULT_AT_STEP": "6"})
+def test_kill_then_resume_ends_with_the_same_weights(corpus_file, pd_heldout_file, tmp_path, reference):
+    # with held-out evaluation on, which must leave the weights as the reference's (run without it)
+    heldout = ["--eval-corpus", pd_heldout_file, "--eval-chars", "1500"]
+    r = _run(corpus_file, tmp_path, *heldout, env_extra={"ZHBERT_FAULT_AT_STEP": "6"})
     assert r.returncode == -9
     assert (tmp_path / "checkpoint-4" / "zhbert_complete.json").is_file()
-    r = _run(corpus_file, tmp_path)
+    r = _run(corpus_file, tmp_path, *heldout)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "resuming from" in r.stderr
+    rows = [json.loads(line) for line in (tmp_path / "eval_log.jsonl").read_text().splitlines()]
+    assert [row["step"] for row in rows] == [0, 4, 8, 12]  # the resumed start (step 4) is not evaluated again
+    # the generator fills the blanks; the discriminator tells replacements from originals, better than at the start
+    assert all(0 <= row["eval_rtd_accuracy"] <= 1 and row["eval_char_perplexity"] > 1 for row in rows)
+    assert rows[-1]["eval_rtd_loss"] < rows[0]["eval_rtd_loss"]
     for part in ("model.safetensors", "generator/model.safetensors"):
         a, b = load_file(str(reference / "final" / part)), load_file(str(tmp_path / "final" / part))
         assert a.keys() == b.keys()

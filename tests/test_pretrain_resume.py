@@ -51,6 +51,30 @@ def test_kill_during_training_then_resume(corpus_file, tmp_path, reference):
     _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
 
 
+def test_held_out_evaluation_scores_the_run_and_leaves_its_weights_bit_for_bit(corpus_file, pd_heldout_file, tmp_path, reference):
+    from transformers import AutoTokenizer
+
+    from zhbert.training.heldout import EVAL_LOG, heldout_scores, read_heldout
+    from zhbert.training.mlm_model import SparseBertForMaskedLM
+    from zhbert.training.pretrain import read_loss_log
+
+    r = pretrain_cli("--corpus", corpus_file, "--output", tmp_path, *RESUMABLE, "--eval-corpus", pd_heldout_file, "--eval-chars", "1500")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "held-out text: 1,500 characters of" in r.stderr and "(cut at --eval-chars 1,500)" in r.stderr
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))  # evaluating draws none of the run's randomness
+    rows = read_loss_log(tmp_path / EVAL_LOG)
+    assert [row["step"] for row in rows] == [0, 4, 8, 12]  # the start, every checkpoint, the end
+    assert len({row["eval_char_blanks"] for row in rows}) == 1 and rows[0]["eval_char_blanks"] > 150  # the same blanks each time
+    assert rows[-1]["eval_char_perplexity"] < rows[0]["eval_char_perplexity"]  # 12 steps from scratch: at least past uniform
+    # the last row is the saved model's own score on that text, recomputed in this process
+    model = SparseBertForMaskedLM.from_pretrained(tmp_path / "final")
+    heldout = read_heldout([str(pd_heldout_file)], 1500)
+    again = heldout_scores(model, AutoTokenizer.from_pretrained(tmp_path / "final"), heldout, max_length=64)
+    assert again["char_blanks"] == rows[-1]["eval_char_blanks"]
+    assert abs(again["char_perplexity"] - rows[-1]["eval_char_perplexity"]) < 1e-3 * rows[-1]["eval_char_perplexity"]
+    assert again["word_accuracy"] == pytest.approx(rows[-1]["eval_word_accuracy"], abs=1e-5)
+
+
 def test_a_resume_with_another_thread_count_says_it_is_not_bit_for_bit(corpus_file, tmp_path):
     r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "6", "OMP_NUM_THREADS": "1"})
     assert r.returncode == -9

@@ -95,6 +95,15 @@ def blank_units(
     return out
 
 
+def _blank_logits(model, input_ids, attention_mask, picked):
+    """Vocabulary logits at the ``picked`` positions only, ``(n_picked, V)`` in row-major order: through the
+    model's ``blank_logits`` where it has one (the vocabulary projection at every position costs more than a
+    small encoder), else from its full output."""
+    if hasattr(model, "blank_logits"):
+        return model.blank_logits(input_ids, attention_mask, picked)
+    return model(input_ids=input_ids, attention_mask=attention_mask).logits[picked]
+
+
 @torch.no_grad()
 def evaluate_mlm(
     model,
@@ -105,7 +114,10 @@ def evaluate_mlm(
     batch_size: int = 32,
     max_length: int = 128,
     words: list[list[str]] | None = None,
+    overlap: bool = True,
 ) -> MaskedLMScore:
+    """``overlap=False`` reads a long text in windows that do not overlap: each blank is scored once either way
+    (where first seen), so overlapping windows only cost a second pass over most tokens."""
     model.eval()
     rows = []  # (input ids with [MASK], {row position: original id}, text number, window start)
     # a model with fewer positions than max_length gets shorter windows, not an index error
@@ -117,7 +129,7 @@ def evaluate_mlm(
         for k in blanks:
             masked[k] = tokenizer.mask_token_id
         bset = set(blanks)
-        for a, b in windows(len(ids), body):
+        for a, b in windows(len(ids), body, stride=None if overlap else body):
             # each blank scored once: in the window where it is first seen
             targets = {k - a + 1: ids[k] for k in range(a, b) if k in bset}
             bset -= {k for k in range(a, b)}
@@ -130,11 +142,15 @@ def evaluate_mlm(
         n = max(len(r[0]) for r in chunk)
         input_ids = torch.tensor([r[0] + [tokenizer.pad_token_id] * (n - len(r[0])) for r in chunk])
         attention = (torch.arange(n)[None, :] < torch.tensor([len(r[0]) for r in chunk])[:, None]).long()
-        logits = model(input_ids=input_ids, attention_mask=attention).logits
-        for i, (_, targets, t, a) in enumerate(chunk):
-            pos = torch.tensor(list(targets))
-            gold = torch.tensor(list(targets.values()))
-            lp = torch.log_softmax(logits[i, pos].float(), dim=-1)
+        picked = torch.zeros(input_ids.shape, dtype=torch.bool)
+        for i, (_, targets, _, _) in enumerate(chunk):
+            picked[i, list(targets)] = True
+        logits = _blank_logits(model, input_ids, attention, picked)
+        at = 0
+        for _, targets, t, a in chunk:
+            gold = torch.tensor(list(targets.values()))  # ascending positions: picked's row-major order
+            lp = torch.log_softmax(logits[at : at + len(gold)].float(), dim=-1)
+            at += len(gold)
             nll -= float(lp[torch.arange(len(gold)), gold].sum())
             hits = (lp.argmax(-1) == gold).tolist()
             right.update((t, p + a - 1) for p, hit in zip(targets, hits) if hit)

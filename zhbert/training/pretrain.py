@@ -131,6 +131,17 @@ class PretrainConfig:
             "(a new row that starts as [UNK]'s); 0: off. Counted over the whole corpus once; a resumed run adds the same ones"
         ),
     )
+    eval_corpus: list[str] = field(
+        default_factory=list,
+        metadata=_help(
+            "held-out text of your domain that the run does not train on (read as --corpus is): at the start and every "
+            "--eval-steps the model fills blanks in it (characters and whole jieba words; the same blanks each time) and "
+            "eval_log.jsonl gets its fill-mask accuracy and perplexity (with electra also the discriminator's accuracy)",
+            action="extend",
+        ),
+    )
+    eval_steps: int = field(default=0, metadata=_help("evaluate on --eval-corpus every N steps; 0: at every checkpoint (--save-steps)"))
+    eval_chars: int = field(default=100_000, metadata=_help("read this many characters of --eval-corpus (its first ones)"))
     max_unk_rate: float = field(
         default=0.05,
         metadata=_help("stop when more tokens than this are [UNK] (the vocabulary cannot read the corpus); 1 turns the check off"),
@@ -143,6 +154,12 @@ class PretrainConfig:
             raise ValueError(f"unknown objective {self.objective!r}; choose {' or '.join(OBJECTIVES)}")
         if self.objective == "electra" and (self.nsp or self.sop):
             raise ValueError("--objective electra trains no pair head: drop --nsp/--sop")
+        if self.eval_steps < 0 or self.eval_chars < 1:
+            raise ValueError("--eval-steps must be 0 or more and --eval-chars 1 or more")
+        trained = {Path(c).resolve() for c in self.corpus}
+        for path in self.eval_corpus:
+            if Path(path).resolve() in trained:
+                raise ValueError(f"--eval-corpus {path} is also given to --corpus: held-out text must be text the run does not train on")
 
     @property
     def pair_objective(self) -> str | None:
@@ -472,6 +489,7 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
             blocks = pair_segments(prepared, tokenizer, cfg.max_length, seed=cfg.seed, num_proc=cfg.num_proc, objective=cfg.pair_objective)
         else:
             blocks = pack(prepared, tokenizer, cfg.max_length, num_proc=cfg.num_proc)
+    heldout = _heldout_evaluation(cfg, out, tokenizer)
     masker = get_masker(cfg.masking, MaskingConfig(rate=cfg.mask_rate))
     collator = MaskingCollator(tokenizer, masker, seed=cfg.seed, record=os.environ.get("ZHBERT_RECORD_BATCHES"))
     trainer = Trainer(
@@ -485,6 +503,7 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
             _LossParts(),
             _Throughput(collator, cfg.max_length),
             _LossLog(out / "loss_log.jsonl", _loss_label(cfg)),
+            *heldout,
         ],
     )
     fault = FaultInjection()
@@ -510,6 +529,25 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
     return final
+
+
+def _heldout_evaluation(cfg: PretrainConfig, out: Path, tokenizer) -> list:
+    """``--eval-corpus``: the callback that scores the run on held-out text (:mod:`zhbert.training.heldout`), or none."""
+    if not cfg.eval_corpus:
+        return []
+    from .heldout import EVAL_LOG, HeldOutEvaluation, read_heldout
+
+    heldout = read_heldout(cfg.eval_corpus, cfg.eval_chars, doc_format=cfg.doc_format, text_key=cfg.text_key, user_dict=cfg.user_dict)
+    logger.warning(
+        "held-out text: %s characters of %s document%s%s; scores every %d steps in %s",
+        f"{heldout.chars:,}",
+        f"{heldout.documents_read:,}",
+        "" if heldout.documents_read == 1 else "s",
+        f" (cut at --eval-chars {cfg.eval_chars:,})" if heldout.cut else "",
+        cfg.eval_steps or cfg.save_steps,
+        out / EVAL_LOG,
+    )
+    return [HeldOutEvaluation(heldout, tokenizer, out / EVAL_LOG, cfg.eval_steps or cfg.save_steps, cfg.max_length)]
 
 
 def save_untrained(cfg: PretrainConfig) -> Path:

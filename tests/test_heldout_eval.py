@@ -1,0 +1,84 @@
+"""`zhbert pretrain --eval-corpus`: the held-out text read, refused when it cannot be held out, and scored the
+same way every time (the runs themselves are in test_pretrain_resume.py and test_electra.py)."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from transformers import AutoTokenizer, BertConfig
+
+from zhbert.errors import DataFormatError
+from zhbert.training.heldout import heldout_scores, read_heldout
+from zhbert.training.mlm_model import SparseBertForMaskedLM
+from zhbert.training.pretrain import PretrainConfig
+
+
+def test_text_given_to_both_corpora_is_refused(pd_corpus_file):
+    with pytest.raises(ValueError, match="is also given to --corpus: held-out text must be text the run does not train on"):
+        PretrainConfig(corpus=[str(pd_corpus_file)], eval_corpus=[str(pd_corpus_file)])
+
+
+def test_a_prepared_corpus_or_an_empty_file_is_refused_by_name(tmp_path):
+    prepared = tmp_path / "news.zhcorpus"
+    prepared.write_bytes(b"\0")
+    with pytest.raises(ValueError, match="news.zhcorpus: a .zhcorpus file is already tokenised"):
+        read_heldout([str(prepared)], 1000)
+    blank = tmp_path / "blank.txt"
+    blank.write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match="blank.txt:1: file holds only whitespace"):
+        read_heldout([str(blank)], 1000)
+
+
+def test_the_budget_cuts_at_a_character_and_words_spell_each_text(pd_heldout_file):
+    heldout = read_heldout([str(pd_heldout_file)], 300)
+    assert heldout.chars == 300 == sum(map(len, heldout.texts)) and heldout.cut
+    lines = pd_heldout_file.read_text(encoding="utf-8").splitlines()
+    assert heldout.texts[:-1] == lines[: len(heldout.texts) - 1] and lines[len(heldout.texts) - 1].startswith(heldout.texts[-1])
+    assert ["".join(words) for words in heldout.words] == heldout.texts
+    whole = read_heldout([str(pd_heldout_file)], 10**6)
+    assert not whole.cut and whole.documents_read == len(lines) == 60
+
+
+def test_scores_repeat_and_leave_the_callers_randomness_and_mode(pd_heldout_file):
+    tokenizer = AutoTokenizer.from_pretrained("zhbert/pretrained/base")
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    torch.manual_seed(0)
+    model = SparseBertForMaskedLM(config).train()
+    heldout = read_heldout([str(pd_heldout_file)], 2000)
+    torch.manual_seed(7)
+    first = heldout_scores(model, tokenizer, heldout, max_length=64)
+    after = torch.rand(4)
+    torch.manual_seed(7)
+    assert heldout_scores(model, tokenizer, heldout, max_length=64) == first and torch.equal(torch.rand(4), after)
+    torch.manual_seed(7)
+    assert torch.equal(torch.rand(4), after)  # evaluation drew nothing from the global generator
+    assert model.training  # back in train mode for the next step
+    # an untrained model is near uniform over the vocabulary: its perplexity is of the vocabulary's size
+    assert 0.3 * len(tokenizer) < first["char_perplexity"] < 3 * len(tokenizer) and first["char_blanks"] > 200
+
+
+def test_logits_at_the_blanks_alone_score_as_the_full_output_does(pd_heldout_file):
+    """The view computes the vocabulary projection at the blanks only; a long text read in windows that do not
+    overlap scores each blank once, as overlapping windows do."""
+    from zhbert.training.heldout import _GeneratorView
+    from zhbert.training.mlm_eval import evaluate_mlm
+
+    tokenizer = AutoTokenizer.from_pretrained("zhbert/pretrained/base")
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)
+    torch.manual_seed(0)
+    model = SparseBertForMaskedLM(config)
+
+    class FullOutput(torch.nn.Module):  # what evaluate_mlm reads from any masked LM: .logits everywhere
+        def __init__(self):
+            super().__init__()
+            self.model, self.config = model, config  # a submodule, so that evaluate_mlm's eval() reaches it
+
+        def forward(self, **inputs):
+            return self.model(**inputs)
+
+    texts = ["".join(pd_heldout_file.read_text(encoding="utf-8").splitlines()[:6])]  # one text of several windows
+    full = evaluate_mlm(FullOutput(), tokenizer, texts, max_length=64)
+    sparse = evaluate_mlm(_GeneratorView(model), tokenizer, texts, max_length=64)
+    assert sparse.blanks == full.blanks > 30 and sparse.accuracy == full.accuracy
+    assert sparse.perplexity == pytest.approx(full.perplexity, rel=1e-5)
+    assert evaluate_mlm(_GeneratorView(model), tokenizer, texts, max_length=64, overlap=False).blanks == full.blanks
