@@ -3,6 +3,8 @@ same way every time (the runs themselves are in test_pretrain_resume.py and test
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import torch
 from transformers import AutoTokenizer, BertConfig
@@ -82,3 +84,50 @@ def test_logits_at_the_blanks_alone_score_as_the_full_output_does(pd_heldout_fil
     assert sparse.blanks == full.blanks > 30 and sparse.accuracy == full.accuracy
     assert sparse.perplexity == pytest.approx(full.perplexity, rel=1e-5)
     assert evaluate_mlm(_GeneratorView(model), tokenizer, texts, max_length=64, overlap=False).blanks == full.blanks
+
+
+def test_eval_split_trains_on_the_rest_and_holds_out_every_nth_document(pd_corpus_file):
+    from zhbert.training.pretrain import _read_text_corpus
+
+    cfg = PretrainConfig(corpus=[str(pd_corpus_file)], eval_split=0.05)
+    train = _read_text_corpus(cfg)["text"]
+    held = _read_text_corpus(cfg, part="heldout")["text"]
+    lines = pd_corpus_file.read_text(encoding="utf-8").splitlines()
+    assert held == lines[19::20] and len(held) == 15  # the 20th, 40th, ... of 300 sentences
+    assert train == [line for i, line in enumerate(lines) if i % 20 != 19] and not set(train) & set(held)
+    # what is held out is also what --extend-vocab counts and the run prepares: the training part alone
+    assert _read_text_corpus(PretrainConfig(corpus=[str(pd_corpus_file)]))["text"] == lines
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"eval_split": 0.05, "eval_corpus": ["other.txt"]}, "--eval-split holds out part of --corpus; --eval-corpus gives other text"),
+        ({"eval_split": 0.6}, "--eval-split is a share of the documents between 0 and 0.5, got 0.6"),
+        ({"eval_steps": -1}, "--eval-steps must be 0 or more"),
+    ],
+)
+def test_held_out_options_that_cannot_work_are_refused_before_any_reading(pd_corpus_file, options, message):
+    with pytest.raises(ValueError, match=message):
+        PretrainConfig(corpus=[str(pd_corpus_file)], **options)
+
+
+def test_eval_split_of_a_prepared_corpus_is_refused(tmp_path, pd_corpus_file):
+    from zhbert.training.pretrain import prepare_corpus
+
+    prepared = tmp_path / "pd.zhcorpus"
+    prepare_corpus([str(pd_corpus_file)], str(prepared), num_proc=1, max_docs=20)
+    with pytest.raises(ValueError, match="--eval-split holds out text, and a .zhcorpus file is already tokenised"):
+        PretrainConfig(corpus=[str(prepared)], eval_split=0.1)
+
+
+def test_eval_split_from_the_command_line(pd_corpus_file, tmp_path):
+    from pretrain_cli import TINY, pretrain_cli
+
+    r = pretrain_cli(
+        "--corpus", pd_corpus_file, "--output", tmp_path, *TINY, "--max-steps", "2", "--save-steps", "2", "--eval-split", "0.1"
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "of the 30 documents --eval-split 0.1 keeps out of training" in r.stderr
+    rows = [json.loads(line) for line in (tmp_path / "eval_log.jsonl").read_text().splitlines()]
+    assert [row["step"] for row in rows] == [0, 2] and rows[0]["eval_char_blanks"] == rows[1]["eval_char_blanks"] > 100

@@ -35,7 +35,17 @@ from .mlm_eval import blank_units, evaluate_mlm
 
 logger = logging.getLogger("zhbert")
 
-__all__ = ["HeldOutText", "read_heldout", "heldout_scores", "HeldOutEvaluation", "EVAL_LOG", "EVAL_BATCH"]
+__all__ = [
+    "HeldOutText",
+    "heldout_text",
+    "read_heldout",
+    "split_documents",
+    "spread",
+    "heldout_scores",
+    "HeldOutEvaluation",
+    "EVAL_LOG",
+    "EVAL_BATCH",
+]
 
 EVAL_LOG = "eval_log.jsonl"
 EVAL_BATCH = 32  # windows a forward pass
@@ -64,32 +74,57 @@ def _words(text: str, user_dict: str | None) -> list[str]:
     return words
 
 
-def read_heldout(
-    paths: list[str], max_chars: int, doc_format: str = "auto", text_key: str = "auto", user_dict: str | None = None
-) -> HeldOutText:
-    """The first ``max_chars`` characters of the held-out corpus (read as ``--corpus`` is), a document a text."""
-    from ..data import read_corpus
+def heldout_text(texts, max_chars: int, where: str, user_dict: str | None = None) -> HeldOutText:
+    """The first ``max_chars`` characters of ``texts`` (an iterable, read only as far as that), a document a text."""
     from ..errors import DataFormatError
-    from .portable_corpus import SUFFIX, is_portable_corpus
 
-    for path in paths:
-        if is_portable_corpus(path):
-            raise ValueError(f"--eval-corpus {path}: a {SUFFIX} file is already tokenised; give held-out text (.txt, .jsonl, ...)")
-    texts, chars, read, cut = [], 0, 0, False
-    for row in read_corpus(paths, doc_format=doc_format, text_key=text_key):
-        text = row["text"]
+    kept, chars, read, cut = [], 0, 0, False
+    for text in texts:
         if not text.strip():
             continue
         read += 1
         if chars + len(text) > max_chars:
             text, cut = text[: max_chars - chars], True
-        texts.append(text)
+        kept.append(text)
         chars += len(text)
         if cut:
             break
-    if not texts:
-        raise DataFormatError(", ".join(map(str, paths)), None, "--eval-corpus holds no text")
-    return HeldOutText(texts, [_words(t, user_dict) for t in texts], chars, read, cut)
+    if not kept:
+        raise DataFormatError(where, None, "no held-out text in it")
+    return HeldOutText(kept, [_words(t, user_dict) for t in kept], chars, read, cut)
+
+
+def read_heldout(
+    paths: list[str], max_chars: int, doc_format: str = "auto", text_key: str = "auto", user_dict: str | None = None
+) -> HeldOutText:
+    """The first ``max_chars`` characters of the held-out corpus (read as ``--corpus`` is), a document a text."""
+    from ..data import read_corpus
+    from .portable_corpus import SUFFIX, is_portable_corpus
+
+    for path in paths:
+        if is_portable_corpus(path):
+            raise ValueError(f"--eval-corpus {path}: a {SUFFIX} file is already tokenised; give held-out text (.txt, .jsonl, ...)")
+    rows = read_corpus(paths, doc_format=doc_format, text_key=text_key)
+    return heldout_text((row["text"] for row in rows), max_chars, ", ".join(map(str, paths)), user_dict)
+
+
+def split_documents(n_documents: int, share: float) -> tuple[list[int], list[int]]:
+    """``--eval-split``: (training, held-out) document numbers, every ``round(1 / share)``-th document held out
+    (the last of each stride), so each source of a corpus read in order gives its share."""
+    stride = max(2, round(1 / share))
+    held = set(range(stride - 1, n_documents, stride))
+    if not held:
+        raise ValueError(f"--eval-split {share}: the corpus has {n_documents} documents, fewer than one in {stride}; give --eval-corpus")
+    return [i for i in range(n_documents) if i not in held], sorted(held)
+
+
+def spread(held: list[int]) -> list[int]:
+    """The held-out documents in a fixed shuffled order, so a character budget samples every source, not the first."""
+    import random
+
+    order = list(held)
+    random.Random(0).shuffle(order)
+    return order
 
 
 class _GeneratorView(nn.Module):

@@ -140,6 +140,13 @@ class PretrainConfig:
             action="extend",
         ),
     )
+    eval_split: float = field(
+        default=0.0,
+        metadata=_help(
+            "instead of --eval-corpus, hold out this share of the corpus's documents (every Nth, from each source) "
+            "and train on the rest; 0: none"
+        ),
+    )
     eval_steps: int = field(default=0, metadata=_help("evaluate on --eval-corpus every N steps; 0: at every checkpoint (--save-steps)"))
     eval_chars: int = field(default=100_000, metadata=_help("read this many characters of --eval-corpus (its first ones)"))
     max_unk_rate: float = field(
@@ -154,6 +161,14 @@ class PretrainConfig:
             raise ValueError(f"unknown objective {self.objective!r}; choose {' or '.join(OBJECTIVES)}")
         if self.objective == "electra" and (self.nsp or self.sop):
             raise ValueError("--objective electra trains no pair head: drop --nsp/--sop")
+        if self.eval_split and self.eval_corpus:
+            raise ValueError("--eval-split holds out part of --corpus; --eval-corpus gives other text: choose one")
+        if self.eval_split and not 0 < self.eval_split < 0.5:
+            raise ValueError(f"--eval-split is a share of the documents between 0 and 0.5, got {self.eval_split}")
+        if self.eval_split and any(is_portable_corpus(c) for c in self.corpus):
+            raise ValueError(
+                f"--eval-split holds out text, and a {SUFFIX} file is already tokenised: give the text corpus, or --eval-corpus"
+            )
         if self.eval_steps < 0 or self.eval_chars < 1:
             raise ValueError("--eval-steps must be 0 or more and --eval-chars 1 or more")
         trained = {Path(c).resolve() for c in self.corpus}
@@ -345,12 +360,18 @@ def _plot_loss(log_path: Path, png: Path, label: str) -> None:
     plot_loss([(log_path, label, None)], png)
 
 
-def _read_text_corpus(cfg: PretrainConfig):
+def _read_text_corpus(cfg: PretrainConfig, part: str = "train"):
+    """The corpus's documents the run trains on (``part="train"``), or those ``--eval-split`` holds out (``"heldout"``)."""
     from ..data import read_corpus
 
     corpus = read_corpus(cfg.corpus, doc_format=cfg.doc_format, text_key=cfg.text_key)
     if cfg.max_docs:
         corpus = corpus.select(range(min(cfg.max_docs, len(corpus))))
+    if cfg.eval_split:
+        from .heldout import split_documents
+
+        train, heldout = split_documents(len(corpus), cfg.eval_split)
+        corpus = corpus.select(train if part == "train" else heldout)
     return corpus
 
 
@@ -533,17 +554,24 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
 
 def _heldout_evaluation(cfg: PretrainConfig, out: Path, tokenizer) -> list:
     """``--eval-corpus``: the callback that scores the run on held-out text (:mod:`zhbert.training.heldout`), or none."""
-    if not cfg.eval_corpus:
+    if not (cfg.eval_corpus or cfg.eval_split):
         return []
-    from .heldout import EVAL_LOG, HeldOutEvaluation, read_heldout
+    from .heldout import EVAL_LOG, HeldOutEvaluation, heldout_text, read_heldout, spread
 
-    heldout = read_heldout(cfg.eval_corpus, cfg.eval_chars, doc_format=cfg.doc_format, text_key=cfg.text_key, user_dict=cfg.user_dict)
+    if cfg.eval_corpus:
+        heldout = read_heldout(cfg.eval_corpus, cfg.eval_chars, doc_format=cfg.doc_format, text_key=cfg.text_key, user_dict=cfg.user_dict)
+        what = ""
+    else:
+        held = _read_text_corpus(cfg, part="heldout")
+        heldout = heldout_text((held[i]["text"] for i in spread(range(len(held)))), cfg.eval_chars, ", ".join(cfg.corpus), cfg.user_dict)
+        what = f", of the {len(held):,} documents --eval-split {cfg.eval_split:g} keeps out of training"
     logger.warning(
-        "held-out text: %s characters of %s document%s%s; scores every %d steps in %s",
+        "held-out text: %s characters of %s document%s%s%s; scores every %d steps in %s",
         f"{heldout.chars:,}",
         f"{heldout.documents_read:,}",
         "" if heldout.documents_read == 1 else "s",
         f" (cut at --eval-chars {cfg.eval_chars:,})" if heldout.cut else "",
+        what,
         cfg.eval_steps or cfg.save_steps,
         out / EVAL_LOG,
     )
