@@ -184,6 +184,24 @@ def test_fill_mask_cli(tiny_encoder):
     assert r.returncode == 1 and "unknown task" in r.stderr
 
 
+def test_mlm_score_compares_masked_lms_on_held_out_text(pd_heldout_file, tiny_encoder):
+    """One row per model, the same blanks for each: the pretrained base fills People's Daily blanks far better
+    than an untrained encoder; a model without a masked-LM head is refused before the table starts."""
+    r = _zhbert("mlm-score", str(pd_heldout_file), "--model", "base", "--model", str(tiny_encoder), "--max-chars", "1500")
+    assert r.returncode == 0, r.stderr[-2000:]
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("1,500 characters of ") and lines[2].startswith("| model |")
+    (base, untrained) = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[4:6]]
+    assert base[0] == "base" and untrained[0] == str(tiny_encoder) and base[4] == untrained[4]  # same blanks
+    assert float(base[1].rstrip("%")) > 15 > 1 > float(untrained[1].rstrip("%"))
+    assert float(base[3]) < 500 < float(untrained[3])  # perplexity: the untrained one is near uniform
+    for name, said in [("ner", "not a masked language model"), ("electra", "no masked-LM head")]:
+        r = _zhbert("mlm-score", str(pd_heldout_file), "--model", "base", "--model", name)
+        assert r.returncode == 1 and said in r.stderr and r.stdout == "", r.stderr[-2000:]
+    r = _zhbert("mlm-score", str(pd_heldout_file.parent / "missing.txt"))
+    assert r.returncode == 1 and "missing.txt" in r.stderr
+
+
 def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):
     """`zhbert export` writes fp16 safetensors (half the bytes) that load back as fp32 with
     nearly the same outputs; a folder without weights is refused with its path."""

@@ -131,3 +131,17 @@ def test_eval_split_from_the_command_line(pd_corpus_file, tmp_path):
     assert "of the 30 documents --eval-split 0.1 keeps out of training" in r.stderr
     rows = [json.loads(line) for line in (tmp_path / "eval_log.jsonl").read_text().splitlines()]
     assert [row["step"] for row in rows] == [0, 2] and rows[0]["eval_char_blanks"] == rows[1]["eval_char_blanks"] > 100
+
+
+def test_a_loaded_masked_lm_scores_blanks_as_pretraining_logs_them(pd_heldout_file):
+    import zhbert
+
+    base = zhbert.load("base")
+    heldout = read_heldout([str(pd_heldout_file)], 1200)
+    scores = base.score_blanks(heldout.texts, 1200)
+    assert scores == heldout_scores(base.model, base.tokenizer, heldout, max_length=base.window)
+    assert scores["char_blanks"] > 150 and 0.15 < scores["char_accuracy"] < 0.9
+    with pytest.raises(TypeError, match="a list of texts"):
+        base.score_blanks("北京是中国的首都")
+    with pytest.raises(ValueError, match="no masked-LM head"):
+        zhbert.load("electra").score_blanks(heldout.texts)

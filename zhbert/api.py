@@ -587,6 +587,23 @@ class MaskedLM:
                     del probs[k]
         return [filled[k] for k in masks]
 
+    def score_blanks(self, texts: list[str], max_chars: int = 100_000) -> dict:
+        """How well this model fills blanks in ``texts`` (its first ``max_chars`` characters): 15% of the
+        characters blanked one at a time and 15% of jieba's words blanked whole, the same blanks for every
+        model with this vocabulary. ``char_accuracy``, ``word_accuracy`` (top-1 shares), ``char_perplexity``
+        and ``char_blanks``, as ``zhbert pretrain --eval-corpus`` logs them (:mod:`zhbert.training.heldout`)."""
+        from .training.heldout import heldout_scores, heldout_text
+
+        if not self.has_mlm_head:
+            raise ValueError(
+                f"{self.path}: no masked-LM head, so its blanks would be filled by random weights "
+                "(an ELECTRA run's encoder: score the generator folder beside it, final/generator)"
+            )
+        if isinstance(texts, str):
+            raise TypeError("score_blanks takes a list of texts (one document each)")
+        heldout = heldout_text(texts, max_chars, "the texts")
+        return heldout_scores(self.model, self.tokenizer, heldout, max_length=self.window)
+
     @torch.no_grad()
     def features(self, inputs, representation: str = "last", pooled: bool = True, batch_size: int = 32, return_tensors: str | None = None):
         """Vectors per text (``pooled``: mean over tokens, or ``[CLS]`` for ``cls``) or per token.

@@ -6,7 +6,7 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 
 import typer
 
@@ -193,3 +193,45 @@ def fill_mask(
     except (ZhbertError, OSError, ValueError, TypeError) as e:
         _fail(str(e))
     typer.echo(json.dumps({"text": text, "masks": [m.to_dict() for m in result]}, ensure_ascii=False))
+
+
+@app.command("mlm-score")
+def mlm_score(
+    heldout: List[Path] = typer.Argument(
+        ..., help="held-out text: files or folders read as pretraining corpora (a document a line, JSON lines, CSV, ...)"
+    ),
+    model: List[str] = typer.Option(["base"], "--model", help="bundled model name or a masked-LM folder; repeat to compare several"),
+    max_chars: int = typer.Option(100_000, help="read this many characters of the held-out text (its first ones)"),
+) -> None:
+    """How well masked LMs fill blanks in your held-out text: characters one at a time, whole jieba words, perplexity (a Markdown table)."""
+    from ..api import MaskedLM, load
+    from ..errors import DataFormatError, ZhbertError
+    from ..training.heldout import read_heldout
+
+    try:
+        text = read_heldout([str(p) for p in heldout], max_chars)
+    except (DataFormatError, OSError, ValueError) as e:
+        _fail(str(e))
+    # every model is loaded and checked before the table starts, so a wrong name fails before any output
+    models = []
+    for name in model:
+        try:
+            pred = load(name)
+        except (ZhbertError, OSError, ValueError) as e:
+            _fail(str(e))
+        if not isinstance(pred, MaskedLM):
+            _fail(f"{name}: not a masked language model (it is a {type(pred).__name__})")
+        if not pred.has_mlm_head:
+            _fail(f"{name}: no masked-LM head (an ELECTRA run's encoder: score the generator folder beside it, final/generator)")
+        models.append((name, pred))
+    typer.echo(f"{text.chars:,} characters of {text.documents_read:,} documents\n")
+    typer.echo("| model | characters top-1 | whole words top-1 | perplexity | character blanks |\n|---|---:|---:|---:|---:|")
+    for name, pred in models:
+        try:
+            scores = pred.score_blanks(text.texts, max_chars)
+        except (ZhbertError, OSError, ValueError) as e:
+            _fail(str(e))
+        typer.echo(
+            f"| {name} | {100 * scores['char_accuracy']:.2f}% | {100 * scores['word_accuracy']:.2f}% | "
+            f"{scores['char_perplexity']:.2f} | {scores['char_blanks']:,} |"
+        )

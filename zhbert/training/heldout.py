@@ -1,4 +1,4 @@
-"""Held-out evaluation while pretraining (``zhbert pretrain --eval-corpus``): is the run learning *your* text?
+"""Held-out evaluation while pretraining (``zhbert pretrain --eval-corpus`` or ``--eval-split``): is the run learning *your* text?
 
 Continued pretraining on a domain corpus is judged first on text of that domain it does not train on, as
 run_mlm.py's validation split is. At the start (step 0, the model it continues) and every ``--eval-steps``
