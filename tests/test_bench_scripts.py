@@ -26,6 +26,26 @@ SMOKE = {
     "agreement.py": ["--n", "10"],
     "api_speed.py": ["--sentences", "40", "--repeats", "3", "--skip-demo"],
     "candidate_rule.py": ["cws", "--bundled", "cws-fast", "--candidate", "cws-fast", "--limit", "20"],
+    "domain_continuation.py": [
+        "--corpus",
+        "{shared}/corpora/weibo_senti_sample/weibo_00.txt",
+        "--arms",
+        "wwm",
+        "--output",
+        "{tmp}/domain",
+        "--steps",
+        "2",
+        "--eval-steps",
+        "2",
+        "--eval-chars",
+        "800",
+        "--batch-size",
+        "2",
+        "--max-length",
+        "32",
+        "--warmup",
+        "0",
+    ],  # fmt: skip
     "batch_shapes.py": ["cws-fast", "--lines", "40", "--rounds", "1", "--shapes", "2048xnone"],
     "inference_limit.py": ["--threads", "1", "--sentences", "40", "--repeats", "1"],
     "long_text.py": ["--chars", "1500", "--threads", "1"],
@@ -85,7 +105,7 @@ def test_every_python_bench_answers_help(script, tmp_path):
 
 @pytest.mark.parametrize("script", sorted(SMOKE))
 def test_a_bench_with_a_size_option_runs_on_a_few_sentences(script, tmp_path, shared):
-    r = _run([f"bench/{script}", *SMOKE[script]], tmp_path)
+    r = _run([f"bench/{script}", *(a.replace("{shared}", str(shared)) for a in SMOKE[script])], tmp_path)
     assert r.returncode == 0, f"{script}:\n{r.stdout[-1500:]}\n{r.stderr[-3000:]}"
     assert "|" in r.stdout or re.search(r"\d", r.stdout), f"{script} printed no figures:\n{r.stdout[-1500:]}"
 
