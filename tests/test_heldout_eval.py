@@ -131,6 +131,45 @@ def test_eval_split_from_the_command_line(pd_corpus_file, tmp_path):
     assert "of the 30 documents --eval-split 0.1 keeps out of training" in r.stderr
     rows = [json.loads(line) for line in (tmp_path / "eval_log.jsonl").read_text().splitlines()]
     assert [row["step"] for row in rows] == [0, 2] and rows[0]["eval_char_blanks"] == rows[1]["eval_char_blanks"] > 100
+    assert "held-out, step 0 -> 2: fill-mask " in r.stderr  # the run's summary, its last line of scores
+    assert f"the checkpoint of the lowest is kept: {tmp_path / 'checkpoint-2'}" in r.stderr
+
+
+def test_the_checkpoint_of_the_lowest_perplexity_survives_the_trainers_rotation(tmp_path):
+    from types import SimpleNamespace
+
+    from transformers import TrainerState
+    from transformers.trainer_utils import rotate_checkpoints
+
+    from zhbert.training.heldout import HeldOutEvaluation
+
+    args, state = SimpleNamespace(output_dir=str(tmp_path), save_steps=100), TrainerState(max_steps=450)
+    for step, perplexity in [(0, 30.0), (50, 20.0), (100, 40.0), (200, 35.0), (300, 47.0), (400, 46.0), (450, 45.0)]:
+        state.global_step = step
+        HeldOutEvaluation._keep_if_best(args, state, {"char_perplexity": perplexity})
+        if step % 100 == 0 and step or step == 450:  # the Trainer saves, then rotates keeping two
+            (tmp_path / f"checkpoint-{step}").mkdir()
+            rotate_checkpoints(str(tmp_path), save_total_limit=2, best_model_checkpoint=state.best_model_checkpoint)
+    # step 0 is the model continued and step 50 had no checkpoint: the best saved one is step 200's
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["checkpoint-200", "checkpoint-450"]
+    assert state.best_metric == 35.0
+    electra = TrainerState(max_steps=100)
+    electra.global_step = 100
+    HeldOutEvaluation._keep_if_best(args, electra, {"char_perplexity": 1.0, "rtd_loss": 0.1})
+    assert electra.best_model_checkpoint is None  # the generator's perplexity does not choose an encoder
+
+
+def test_the_summary_says_when_no_step_beat_the_model_continued():
+    from zhbert.training.heldout import held_out_summary
+
+    def row(step, char, word, perplexity):
+        return {"step": step, "eval_char_accuracy": char, "eval_word_accuracy": word, "eval_char_perplexity": perplexity}
+
+    worse = held_out_summary([row(0, 0.2951, 0.2528, 59.1), row(100, 0.2762, 0.2615, 71.6), row(300, 0.2733, 0.2647, 72.7)])
+    assert worse.startswith("held-out, step 0 -> 300: fill-mask 29.51% -> 27.33% of characters, 25.28% -> 26.47% of words")
+    assert "perplexity 59.10 -> 72.70 (lowest at step 0); no later step reached" in worse
+    better = held_out_summary([row(0, 0.29, 0.25, 59.1), row(100, 0.31, 0.27, 50.2), row(200, 0.32, 0.28, 52.0)], "run/checkpoint-100")
+    assert better.endswith("perplexity 59.10 -> 52.00 (lowest at step 100); the checkpoint of the lowest is kept: run/checkpoint-100")
 
 
 def test_a_loaded_masked_lm_scores_blanks_as_pretraining_logs_them(pd_heldout_file):

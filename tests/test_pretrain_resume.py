@@ -12,6 +12,7 @@ from pretrain_cli import RESUMABLE, TINY, pretrain_cli
 from safetensors.torch import load_file
 from stopped_run import shell_status, stop_after_a_checkpoint
 
+from zhbert.training.checkpoints import checkpoint_step
 from zhbert.training.stop_signals import Terminated, terminate_as_interrupt
 
 
@@ -66,6 +67,9 @@ def test_held_out_evaluation_scores_the_run_and_leaves_its_weights_bit_for_bit(c
     assert [row["step"] for row in rows] == [0, 4, 8, 12]  # the start, every checkpoint, the end
     assert len({row["eval_char_blanks"] for row in rows}) == 1 and rows[0]["eval_char_blanks"] > 150  # the same blanks each time
     assert rows[-1]["eval_char_perplexity"] < rows[0]["eval_char_perplexity"]  # 12 steps from scratch: at least past uniform
+    # the checkpoint of the lowest held-out perplexity survives the rotation beside the last one
+    best = min(rows[1:], key=lambda row: row["eval_char_perplexity"])["step"]
+    assert {checkpoint_step(c) for c in tmp_path.glob("checkpoint-*")} == ({best, 12} if best != 12 else {8, 12})
     # the last row is the saved model's own score on that text, recomputed in this process
     model = SparseBertForMaskedLM.from_pretrained(tmp_path / "final")
     heldout = read_heldout([str(pd_heldout_file)], 1500)

@@ -221,6 +221,7 @@ class HeldOutEvaluation(TrainerCallback):
             "eval_seconds": round(time.perf_counter() - started, 2),
         }
         state.log_history.append(dict(row))
+        self._keep_if_best(args, state, scores)
         if state.is_world_process_zero:
             with open(self.log_path, "a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")
@@ -234,6 +235,19 @@ class HeldOutEvaluation(TrainerCallback):
                 rtd,
             )
 
+    @staticmethod
+    def _keep_if_best(args, state, scores) -> None:
+        # A checkpoint is saved at this step (every save_steps, and the last): the Trainer's rotation never
+        # deletes state.best_model_checkpoint, so the masked LM with the lowest held-out perplexity survives,
+        # as run_mlm.py's best model does. It is recorded before the save, so the checkpoint's own state names
+        # it and a resumed run keeps it. Not for ELECTRA: its generator's perplexity says little of the encoder.
+        step = state.global_step
+        if "rtd_loss" in scores or step == 0 or not (step % args.save_steps == 0 or step == state.max_steps):
+            return
+        if state.best_metric is None or scores["char_perplexity"] < state.best_metric:
+            state.best_metric = scores["char_perplexity"]
+            state.best_model_checkpoint = str(Path(args.output_dir) / f"checkpoint-{step}")
+
     def on_train_begin(self, args, state, control, model=None, **kwargs):
         if state.global_step == 0:
             self._evaluate(args, state, model)
@@ -241,3 +255,30 @@ class HeldOutEvaluation(TrainerCallback):
     def on_step_end(self, args, state, control, model=None, **kwargs):
         if state.global_step % self.every == 0 or state.global_step == state.max_steps:
             self._evaluate(args, state, model)
+
+    def on_train_end(self, args, state, control, **kwargs):
+        # the whole run's rows, a resumed run's earlier ones too: whether the run beat the model it continued
+        if not state.is_world_process_zero or not self.log_path.is_file():
+            return
+        rows = [json.loads(line) for line in self.log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        if len(rows) >= 2:
+            kept = state.best_model_checkpoint if state.best_model_checkpoint and Path(state.best_model_checkpoint).is_dir() else None
+            logger.warning(held_out_summary(rows, kept))
+
+
+def held_out_summary(rows: list[dict], kept: str | None = None) -> str:
+    """One line on an ``eval_log.jsonl``: its first and last scores, the step of the lowest perplexity, and
+    ``kept``, the checkpoint of the lowest perplexity among those saved."""
+    first, last = rows[0], rows[-1]
+    best = min(rows, key=lambda row: row["eval_char_perplexity"])
+    line = (
+        f"held-out, step {first['step']} -> {last['step']}: fill-mask {100 * first['eval_char_accuracy']:.2f}% -> "
+        f"{100 * last['eval_char_accuracy']:.2f}% of characters, {100 * first['eval_word_accuracy']:.2f}% -> "
+        f"{100 * last['eval_word_accuracy']:.2f}% of words, perplexity {first['eval_char_perplexity']:.2f} -> "
+        f"{last['eval_char_perplexity']:.2f} (lowest at step {best['step']})"
+    )
+    if best is first and first["step"] == 0:
+        line += "; no later step reached the perplexity of the model it continued"
+    if kept:
+        line += f"; the checkpoint of the lowest is kept: {kept}"
+    return line
