@@ -261,7 +261,7 @@ class HeldOutEvaluation(TrainerCallback):
         if not state.is_world_process_zero or not self.log_path.is_file():
             return
         rows = [json.loads(line) for line in self.log_path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        if len(rows) >= 2:
+        if len({row["step"] for row in rows}) >= 2:
             kept = state.best_model_checkpoint if state.best_model_checkpoint and Path(state.best_model_checkpoint).is_dir() else None
             logger.warning(held_out_summary(rows, kept))
 
@@ -269,6 +269,8 @@ class HeldOutEvaluation(TrainerCallback):
 def held_out_summary(rows: list[dict], kept: str | None = None) -> str:
     """One line on an ``eval_log.jsonl``: its first and last scores, the step of the lowest perplexity, and
     ``kept``, the checkpoint of the lowest perplexity among those saved."""
+    by_step = {row["step"]: row for row in rows}  # a resumed run scores the steps since its checkpoint again: the latest wins
+    rows = [by_step[step] for step in sorted(by_step)]
     first, last = rows[0], rows[-1]
     best = min(rows, key=lambda row: row["eval_char_perplexity"])
     line = (
