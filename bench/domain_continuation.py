@@ -3,7 +3,7 @@
 (every Nth document held out, the same for every arm) and logs fill-mask on the held-out documents at the start
 and every --eval-steps; the table compares the start with the end.
 
-    python bench/domain_continuation.py --output runs/domain            # three arms of 300 steps: ~35 min, one thread
+    python bench/domain_continuation.py --output runs/domain            # three arms of 300 steps: ~40 min, one thread
 
 An arm whose output folder already holds a finished run is read, not rerun. Blanks are the same for arms with
 the same vocabulary; an arm that adds characters blanks them too where the others read [UNK].
@@ -21,6 +21,7 @@ ARMS = {
     "wwm": ["--masking", "wwm"],
     "wwm+extend": ["--masking", "wwm", "--extend-vocab", "20"],
     "mixed": ["--masking", "mixed"],
+    "mixed+extend": ["--masking", "mixed", "--extend-vocab", "20"],
     "char": ["--masking", "char"],
 }
 
