@@ -119,6 +119,26 @@ def test_result_loads_in_plain_transformers_and_continues(tmp_path, corpus_file)
     assert moved.max() < 0.2 * plain.position_embeddings.weight.norm(dim=1).min()
 
 
+def test_a_continued_run_keeps_the_masking_its_init_was_pretrained_with(tmp_path, corpus_file, tiny_encoder):
+    import json
+
+    from zhbert.training.pretrain import PretrainConfig, _continued_masking
+
+    def masking_of(folder):
+        return json.loads((folder / "final" / "zhbert_pretrain.json").read_text())["masking"]
+
+    assert _continued_masking(str(tiny_encoder)) == "wwm"  # plain transformers' folder: nothing recorded
+    args = ["--max-steps", "1", "--save-steps", "1", "--batch-size", "2", "--num-proc", "1", "--max-length", "64"]
+    r = pretrain_cli("--corpus", corpus_file, "--output", tmp_path / "a", "--init", tiny_encoder, "--masking", "char", *args)
+    assert r.returncode == 0 and masking_of(tmp_path / "a") == "char", r.stderr[-3000:]
+    r = pretrain_cli("--corpus", corpus_file, "--output", tmp_path / "b", "--init", tmp_path / "a" / "final", *args)
+    assert r.returncode == 0 and masking_of(tmp_path / "b") == "char", r.stderr[-3000:]
+    assert f"--masking char: the masking {tmp_path / 'a' / 'final'} was pretrained with" in r.stderr
+    assert _continued_masking("zhbert/pretrained/base") == "mixed"  # what the bundled base was trained with
+    with pytest.raises(ValueError, match="unknown masking 'whole-word'"):
+        PretrainConfig(corpus=["x"], masking="whole-word")
+
+
 def test_from_scratch_starts_from_sinusoidal_positions(reference):
     from zhbert.training.positions import sinusoidal_table
 
