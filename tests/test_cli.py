@@ -200,6 +200,8 @@ def test_mlm_score_compares_masked_lms_on_held_out_text(pd_heldout_file, tiny_en
         assert r.returncode == 1 and said in r.stderr and r.stdout == "", r.stderr[-2000:]
     r = _zhbert("mlm-score", str(pd_heldout_file.parent / "missing.txt"))
     assert r.returncode == 1 and "missing.txt" in r.stderr
+    r = _zhbert("mlm-score", str(pd_heldout_file), "--max-chars", "0")
+    assert r.returncode == 1 and "--max-chars must be 1 or more" in r.stderr and r.stdout == ""
 
 
 def test_export_halves_the_weights_and_keeps_outputs(tiny_encoder, tmp_path):

@@ -208,6 +208,8 @@ def mlm_score(
     from ..errors import DataFormatError, ZhbertError
     from ..training.heldout import read_heldout
 
+    if max_chars < 1:
+        _fail(f"--max-chars must be 1 or more, got {max_chars}")
     try:
         text = read_heldout([str(p) for p in heldout], max_chars)
     except (DataFormatError, OSError, ValueError) as e:
