@@ -587,6 +587,14 @@ class MaskedLM:
                     del probs[k]
         return [filled[k] for k in masks]
 
+    def require_mlm_head_for_scoring(self) -> None:
+        """Raises ValueError when this folder has no masked-LM head to score blanks with."""
+        if not self.has_mlm_head:
+            raise ValueError(
+                f"{self.path}: no masked-LM head, so its blanks would be filled by random weights "
+                "(an ELECTRA run's encoder: score the generator folder beside it, final/generator)"
+            )
+
     def score_blanks(self, texts: list[str], max_chars: int = 100_000) -> dict:
         """How well this model fills blanks in ``texts`` (its first ``max_chars`` characters): 15% of the
         characters blanked one at a time and 15% of jieba's words blanked whole, the same blanks for every
@@ -594,11 +602,7 @@ class MaskedLM:
         and ``char_blanks``, as ``zhbert pretrain --eval-corpus`` logs them (:mod:`zhbert.training.heldout`)."""
         from .training.heldout import heldout_scores, heldout_text
 
-        if not self.has_mlm_head:
-            raise ValueError(
-                f"{self.path}: no masked-LM head, so its blanks would be filled by random weights "
-                "(an ELECTRA run's encoder: score the generator folder beside it, final/generator)"
-            )
+        self.require_mlm_head_for_scoring()
         if isinstance(texts, str):
             raise TypeError("score_blanks takes a list of texts (one document each)")
         heldout = heldout_text(texts, max_chars, "the texts")

@@ -223,8 +223,10 @@ def mlm_score(
             _fail(str(e))
         if not isinstance(pred, MaskedLM):
             _fail(f"{name}: not a masked language model (it is a {type(pred).__name__})")
-        if not pred.has_mlm_head:
-            _fail(f"{name}: no masked-LM head (an ELECTRA run's encoder: score the generator folder beside it, final/generator)")
+        try:
+            pred.require_mlm_head_for_scoring()
+        except ValueError as e:
+            _fail(str(e))
         models.append((name, pred))
     typer.echo(f"{text.chars:,} characters of {text.documents_read:,} documents\n")
     typer.echo("| model | characters top-1 | whole words top-1 | perplexity | character blanks |\n|---|---:|---:|---:|---:|")
