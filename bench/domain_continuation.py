@@ -7,6 +7,13 @@ and every --eval-steps; the table compares the start with the end.
 
 An arm whose output folder already holds a finished run is read, not rerun. Blanks are the same for arms with
 the same vocabulary; an arm that adds characters blanks them too where the others read [UNK].
+
+Does the continued model make a better head on the domain's tasks? ``--probes`` fine-tunes the init model and
+every arm's final model on those tasks' dev splits at one fixed budget (``bench/encoder_probes.py``, several seeds)
+and adds fill-mask on held-out People's Daily sentences (what the continuation cost the general domain):
+
+    python bench/domain_continuation.py --corpus ../shared/corpora/weibo_senti_sample/weibo_00.txt --arms mixed \
+        --output runs/domain-weibo --probes ner/weibo,cws/weibo,tagging/usual
 """
 
 from __future__ import annotations
@@ -56,6 +63,12 @@ def main(argv=None) -> None:
     p.add_argument("--batch-size", type=int, default=32)
     p.add_argument("--max-length", type=int, default=128)
     p.add_argument("--seed", type=int, default=42)
+    p.add_argument("--probes", help="RECIPE/DATASET,...: the domain's tasks, each fine-tuned on the init and every arm, scored on dev")
+    p.add_argument("--probe-seeds", default="1,2,3", help="fine-tuning seeds of each probe")
+    p.add_argument("--probe-epochs", type=float, default=3.0)
+    p.add_argument("--probe-train-samples", type=int, default=3000)
+    p.add_argument("--probe-eval-samples", type=int, default=2000)
+    p.add_argument("--fill-mask-sentences", type=int, default=1000, help="with --probes: held-out People's Daily sentences")
     args = p.parse_args(argv)
     if args.corpus is None:
         from zhbert.data.paths import shared_dir
@@ -74,6 +87,17 @@ def main(argv=None) -> None:
         start, end = log[0], log[-1]
         cell = lambda r: f"{100 * r['eval_char_accuracy']:.2f}% / {100 * r['eval_word_accuracy']:.2f}%, {r['eval_char_perplexity']:.2f}"  # noqa: E731
         print(f"| {name} | {cell(start)} | {cell(end)} (step {end['step']}) | {end['eval_char_blanks']:,} |")
+    if args.probes:
+        print(f"\nthe domain's tasks (dev), `{args.init}` against each arm's final model:\n", flush=True)
+        import encoder_probes
+
+        encoders = [args.init] + [str(args.output / name.replace("+", "-") / "final") for name in arms]
+        encoder_probes.main(
+            [arg for e in encoders for arg in ("--encoder", e)]
+            + ["--only", args.probes, "--output", str(args.output / "probes"), "--seeds", args.probe_seeds,
+               "--epochs", str(args.probe_epochs), "--train-samples", str(args.probe_train_samples),
+               "--eval-samples", str(args.probe_eval_samples), "--fill-mask-sentences", str(args.fill_mask_sentences)]
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -33,6 +33,25 @@ PROBES = [
 ]
 
 
+def _probes(only: str | None) -> list[tuple[str, str, str]]:
+    """The probes ``--only`` names (all five when None): those above by their recipe/dataset, any other
+    recipe/dataset as a column of its own (its dev split checked when it runs)."""
+    if only is None:
+        return PROBES
+    from zhbert.recipes import RECIPES
+
+    known = {f"{recipe}/{dataset}": (column, recipe, dataset) for column, recipe, dataset in PROBES}
+    probes = []
+    for item in filter(None, only.split(",")):
+        if item == "none":
+            continue
+        recipe, _, dataset = item.partition("/")
+        if recipe not in RECIPES or not dataset:
+            raise SystemExit(f"--only: {item!r} is not RECIPE/DATASET (recipes: {', '.join(RECIPES)}), nor 'none'")
+        probes.append(known.get(item, (f"{recipe} {dataset} dev", recipe, dataset)))
+    return probes
+
+
 def _dev_score(record: dict) -> float:
     """The recipe's headline figure (``score``: F1 or accuracy on the split scored), in percent."""
     if record.get("scored_on") != "dev":
@@ -60,7 +79,12 @@ def main(argv=None) -> None:
     parser.add_argument("--epochs", type=float, default=1.0)
     parser.add_argument("--seeds", default="1,2", help="fine-tuning seeds, comma-separated")
     parser.add_argument("--fill-mask-sentences", type=int, default=1000)
-    parser.add_argument("--only", default=None, help="comma-separated probe columns' recipes/datasets to run, e.g. ner/msra,cws/pku")
+    parser.add_argument(
+        "--only",
+        default=None,
+        help="comma-separated RECIPE/DATASET probes to run instead of the five, e.g. ner/msra,cws/pku; any dataset "
+        "of a recipe with a dev split (ner/weibo, cws/weibo, tagging/usual); none: fill-mask only",
+    )
     args = parser.parse_args(argv)
 
     from zhbert.studies import run_recipe
@@ -69,7 +93,7 @@ def main(argv=None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
     fill_mask = dict(item.split("=", 1) for item in args.fill_mask_model)
-    probes = [p for p in PROBES if args.only is None or f"{p[1]}/{p[2]}" in args.only.split(",")]
+    probes = _probes(args.only)
     rows, records = [], {}
     for encoder in args.encoder:
         name = encoder.replace("/", "_").strip("_")

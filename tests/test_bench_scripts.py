@@ -45,6 +45,18 @@ SMOKE = {
         "32",
         "--warmup",
         "0",
+        "--probes",
+        "ner/weibo",
+        "--probe-seeds",
+        "1",
+        "--probe-epochs",
+        "1",
+        "--probe-train-samples",
+        "16",
+        "--probe-eval-samples",
+        "8",
+        "--fill-mask-sentences",
+        "5",
     ],  # fmt: skip
     "batch_shapes.py": ["cws-fast", "--lines", "40", "--rounds", "1", "--shapes", "2048xnone"],
     "inference_limit.py": ["--threads", "1", "--sentences", "40", "--repeats", "1"],
@@ -108,6 +120,12 @@ def test_a_bench_with_a_size_option_runs_on_a_few_sentences(script, tmp_path, sh
     r = _run([f"bench/{script}", *(a.replace("{shared}", str(shared)) for a in SMOKE[script])], tmp_path)
     assert r.returncode == 0, f"{script}:\n{r.stdout[-1500:]}\n{r.stderr[-3000:]}"
     assert "|" in r.stdout or re.search(r"\d", r.stdout), f"{script} printed no figures:\n{r.stdout[-1500:]}"
+
+
+def test_encoder_probes_refuses_a_probe_that_is_not_recipe_slash_dataset(tmp_path):
+    r = _run(["bench/encoder_probes.py", "--encoder", "base", "--output", str(tmp_path), "--only", "weibo"], tmp_path)
+    assert r.returncode != 0 and "--only: 'weibo' is not RECIPE/DATASET" in r.stderr, r.stderr[-2000:]
+    assert not (tmp_path / "probes.md").exists()
 
 
 @pytest.mark.parametrize("script", SH_SCRIPTS)
