@@ -30,6 +30,9 @@ ARMS = {
     "mixed": ["--masking", "mixed"],
     "mixed+extend": ["--masking", "mixed", "--extend-vocab", "20"],
     "char": ["--masking", "char"],
+    # the bundled heads' encoder is an ELECTRA discriminator: continue it as it was trained (--init electra);
+    # its generator starts new, so the held-out fill-mask at step 0 is a fresh generator's
+    "electra": ["--objective", "electra"],
 }
 
 

@@ -157,12 +157,13 @@ def test_continues_from_a_bert_checkpoint_and_a_head_fine_tunes_on_it(corpus_fil
     out = tmp_path / "continued"
     r = _run(corpus_file, out, "--init", str(init), "--max-steps", "3", "--save-steps", "3")
     assert r.returncode == 0, r.stderr[-3000:]
+    assert f"{init} has no generator/: the generator and replaced-token head start new" in r.stderr
     start = BertForMaskedLM.from_pretrained(str(init)).bert.encoder.layer[0].attention.self.query.weight
     after = load_file(str(out / "final" / "model.safetensors"))["encoder.layer.0.attention.self.query.weight"]
     assert after.shape == start.shape and not torch.equal(after, start)  # it started there and trained
 
 
-def test_continuing_an_electra_run_keeps_its_generator_and_from_a_checkpoint_its_head_too(reference):
+def test_continuing_an_electra_run_keeps_its_generator_and_from_a_checkpoint_its_head_too(reference, caplog):
     """A long run continues the pilot's winner: from its final/ the generator is loaded (only the small
     replaced-token head starts fresh), from one of its checkpoints every part is."""
     from zhbert.training.electra import ElectraPretrainingModel
@@ -176,6 +177,10 @@ def test_continuing_an_electra_run_keeps_its_generator_and_from_a_checkpoint_its
     assert model.generator.electra.embeddings.word_embeddings is model.discriminator.embeddings.word_embeddings
     with pytest.raises(ValueError, match="--generator-width 0.25 makes .*: give its width"):
         ElectraPretrainingModel.from_bert(str(reference / "final"), generator_width=0.25)
+
+    with caplog.at_level("WARNING", logger="zhbert"):
+        _starting_model(PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(reference / "final"), generator_width=0.5))
+    assert "initialised fresh" in caplog.text and "no generator/" not in caplog.text  # only the head is new
 
     checkpoint = reference / "checkpoint-12"
     cfg = PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(checkpoint), generator_width=0.5)

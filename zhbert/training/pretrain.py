@@ -655,6 +655,16 @@ def _starting_model(cfg: PretrainConfig):
             model, missing = ElectraPretrainingModel.from_bert(cfg.init, cfg.generator_width, cfg.rtd_weight)
             if missing:
                 logger.warning("initialised fresh (not in %s): %s", cfg.init, missing)
+            if "generator" in missing:
+                # measured: a discriminator continued 300 steps beside a new generator and replaced-token head,
+                # on 2,000 Weibo posts, fine-tuned worse on all three Weibo tasks than before it was continued
+                logger.warning(
+                    "%s has no generator/: the generator and replaced-token head start new, and until they have learnt the "
+                    "encoder is trained on their noise; a short run continued this way can leave the encoder worse for "
+                    "fine-tuning than it started (docs/pretraining.md). --objective mlm continues it without a generator; "
+                    "an ELECTRA run's final/ folder continues with its own",
+                    cfg.init,
+                )
             init_config = model.config.to_dict()
         else:
             tokenizer = build_tokenizer()
