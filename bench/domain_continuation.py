@@ -81,7 +81,8 @@ def main(argv=None) -> None:
     unknown = [a for a in arms if a not in ARMS]
     if unknown:
         p.error(f"--arms: unknown {', '.join(unknown)} (known: {', '.join(ARMS)})")
-    rows = {name: run_arm(name, args.output / name.replace("+", "-"), args) for name in arms}
+    folders = {name: args.output / name.replace("+", "-") for name in arms}
+    rows = {name: run_arm(name, folder, args) for name, folder in folders.items()}
     print(f"\n`{args.init}` continued {args.steps} steps of {args.batch_size} x {args.max_length} on {args.corpus.name}, "
           f"every {round(1 / args.eval_split)}th document held out\n")  # fmt: skip
     print("| arm | start: char / word top-1, perplexity | end: char / word top-1, perplexity | character blanks |")
@@ -94,7 +95,7 @@ def main(argv=None) -> None:
         print(f"\nthe domain's tasks (dev), `{args.init}` against each arm's final model:\n", flush=True)
         import encoder_probes
 
-        encoders = [args.init] + [str(args.output / name.replace("+", "-") / "final") for name in arms]
+        encoders = [args.init] + [str(folder / "final") for folder in folders.values()]
         encoder_probes.main(
             [arg for e in encoders for arg in ("--encoder", e)]
             + ["--only", args.probes, "--output", str(args.output / "probes"), "--seeds", args.probe_seeds,
