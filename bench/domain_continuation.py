@@ -33,6 +33,8 @@ ARMS = {
     # the bundled heads' encoder is an ELECTRA discriminator: continue it as it was trained (--init electra);
     # its generator starts new, so the held-out fill-mask at step 0 is a fresh generator's
     "electra": ["--objective", "electra"],
+    # the same, the encoder held for the first half of --steps while the new generator and replaced-token head learn
+    "electra+held": ["--objective", "electra", "--freeze-encoder-steps", "{half}"],
 }
 
 
@@ -44,7 +46,8 @@ def run_arm(name: str, out: Path, args) -> list[dict]:
             "--eval-split", str(args.eval_split), "--eval-steps", str(args.eval_steps), "--eval-chars", str(args.eval_chars),
             "--learning-rate", str(args.learning_rate), "--warmup", str(args.warmup), "--max-steps", str(args.steps),
             "--batch-size", str(args.batch_size), "--max-length", str(args.max_length), "--save-steps", str(args.eval_steps),
-            "--num-proc", "1", "--seed", str(args.seed), "--output-dir", str(out), *ARMS[name],
+            "--num-proc", "1", "--seed", str(args.seed), "--output-dir", str(out),
+            *(arg.format(half=args.steps // 2) for arg in ARMS[name]),
         ]  # fmt: skip
         print(f"{name}: {' '.join(command[1:])}", file=sys.stderr, flush=True)
         subprocess.run(command, check=True)

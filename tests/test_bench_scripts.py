@@ -30,7 +30,7 @@ SMOKE = {
         "--corpus",
         "{shared}/corpora/weibo_senti_sample/weibo_00.txt",
         "--arms",
-        "wwm",
+        "wwm,electra+held",
         "--output",
         "{tmp}/domain",
         "--steps",

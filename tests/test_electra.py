@@ -296,3 +296,81 @@ def test_a_checkpoint_part_way_becomes_an_encoder_folder(reference, tmp_path):
     torch.testing.assert_close(encoder.encoder.layer[1].output.dense.weight, stored["discriminator.encoder.layer.1.output.dense.weight"])
     assert type(AutoModelForMaskedLM.from_pretrained(str(out / "generator"))).__name__ == "ElectraForMaskedLM"
     assert (out / "tokenizer.json").is_file() and (out / "generator" / "tokenizer.json").is_file()
+
+
+@pytest.fixture(scope="module")
+def plain_bert(tmp_path_factory):
+    """A stock BERT folder without a generator: an ELECTRA run continued from it draws a new generator and head."""
+    from transformers import BertForMaskedLM
+
+    torch.manual_seed(0)
+    init = tmp_path_factory.mktemp("plain-bert")
+    config = BertConfig(vocab_size=21128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+    BertForMaskedLM(config).save_pretrained(init)
+    return init
+
+
+def test_a_frozen_start_holds_the_encoder_while_the_new_generator_learns_then_trains_it(corpus_file, plain_bert, tmp_path):
+    """--freeze-encoder-steps 8 of 12: at checkpoint-8 the encoder and its embeddings are --init's to the bit while
+    the new generator and replaced-token head have moved; by the end the encoder has trained. A run killed while
+    the encoder was held (step 6) resumes across the boundary to the same weights as the uninterrupted run."""
+    init = load_file(str(plain_bert / "model.safetensors"))
+    held = ["--init", plain_bert, "--freeze-encoder-steps", "8"]
+    whole = tmp_path / "whole"
+    r = _run(corpus_file, whole, *held)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "the encoder is held for the first 8 steps" in r.stderr
+    at_8 = load_file(str(whole / "checkpoint-8" / "model.safetensors"))
+    encoder = {k.removeprefix("discriminator."): v for k, v in at_8.items() if k.startswith("discriminator.")}
+    assert "embeddings.word_embeddings.weight" in encoder and "encoder.layer.1.output.dense.weight" in encoder
+    for key, value in encoder.items():
+        if not key.startswith("pooler."):  # a masked LM has no pooler: it starts fresh, and nothing trains it
+            assert torch.equal(value, init["bert." + key]), key
+    # the new parts learnt meanwhile: the generator against its fresh draw (same seed, no steps), the head's loss fell
+    from zhbert.training.pretrain import PretrainConfig, _starting_model
+
+    cfg = PretrainConfig(corpus=["x"], output="y", objective="electra", init=str(plain_bert), generator_width=0.5)
+    fresh = _starting_model(cfg)[1].state_dict()
+    for key in ("generator.electra.encoder.layer.0.attention.self.query.weight", "discriminator_head.dense.weight"):
+        assert not torch.equal(at_8[key], fresh[key]), key
+    final = load_file(str(whole / "final" / "model.safetensors"))
+    assert not torch.equal(final["encoder.layer.1.output.dense.weight"], init["bert.encoder.layer.1.output.dense.weight"])
+    # held steps run no backward pass through the encoder: their MFU counts its forward pass only
+    rows = {row["step"]: row for row in map(json.loads, (whole / "loss_log.jsonl").read_text().splitlines())}
+    assert all(0 < rows[s]["mfu"] < 1.5 for s in rows)
+
+    resumed = tmp_path / "resumed"
+    r = _run(corpus_file, resumed, *held, env_extra={"ZHBERT_FAULT_AT_STEP": "6"})
+    assert r.returncode == -9 and (resumed / "checkpoint-4" / "zhbert_complete.json").is_file()
+    r = _run(corpus_file, resumed, *held)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resuming from" in r.stderr
+    for part in ("model.safetensors", "generator/model.safetensors"):
+        a, b = load_file(str(whole / "final" / part)), load_file(str(resumed / "final" / part))
+        for k in a:
+            assert torch.equal(a[k], b[k]), (part, k)
+
+
+def test_freeze_encoder_steps_is_checked(monkeypatch):
+    from zhbert.training.pretrain import PretrainConfig, _frozen_encoder
+
+    with pytest.raises(ValueError, match="from scratch every part is new"):
+        PretrainConfig(freeze_encoder_steps=5)
+    with pytest.raises(ValueError, match="--freeze-encoder-steps 10 of --max-steps 10: the encoder would never train"):
+        PretrainConfig(init="base", freeze_encoder_steps=10, max_steps=10)
+    with pytest.raises(ValueError, match="must be 0 or more"):
+        PretrainConfig(init="base", freeze_encoder_steps=-1)
+    monkeypatch.setenv("WORLD_SIZE", "2")
+    with pytest.raises(ValueError, match="runs in one process"):
+        _frozen_encoder(PretrainConfig(init="base", freeze_encoder_steps=5))
+    assert _frozen_encoder(PretrainConfig(init="base")) == []
+
+
+def test_a_held_encoder_counts_its_forward_pass_only():
+    from zhbert.training.flops import encoder_flops_per_token, train_flops_per_token
+
+    model = _tiny_model(0.25)
+    disc = encoder_flops_per_token(64, 2, 128, 32)
+    assert train_flops_per_token(model, 32, 0.15) - train_flops_per_token(model, 32, 0.15, encoder_trains=False) == pytest.approx(
+        disc * 2 / 3
+    )

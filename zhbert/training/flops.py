@@ -41,11 +41,12 @@ def encoder_flops_per_token(hidden: int, layers: int, intermediate: int, seq_len
     return 6 * layers * (4 * hidden * hidden + 2 * hidden * intermediate) + 12 * layers * seq_len * hidden
 
 
-def train_flops_per_token(model, seq_len: int, predicted_share: float) -> float:
-    """Useful training FLOPs per corpus token of ``model`` (a zhbert masked LM or ELECTRA pair)."""
+def train_flops_per_token(model, seq_len: int, predicted_share: float, encoder_trains: bool = True) -> float:
+    """Useful training FLOPs per corpus token of ``model`` (a zhbert masked LM or ELECTRA pair). With
+    ``encoder_trains=False`` (``--freeze-encoder-steps``) the encoder runs forward only: a third of its FLOPs."""
     config = model.config
     h, v = config.hidden_size, config.vocab_size
-    disc = encoder_flops_per_token(h, config.num_hidden_layers, config.intermediate_size, seq_len)
+    disc = encoder_flops_per_token(h, config.num_hidden_layers, config.intermediate_size, seq_len) / (1 if encoder_trains else 3)
     generator = getattr(model, "generator", None)
     if generator is None:  # masked LM: the encoder, and the vocabulary head where a token is predicted
         return disc + 6 * (h * h + h * v) * predicted_share

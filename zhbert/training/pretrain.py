@@ -131,6 +131,15 @@ class PretrainConfig:
         default=0.25, metadata=_help("electra: the generator's hidden size as a share of the encoder's (same depth)")
     )
     rtd_weight: float = field(default=50.0, metadata=_help("electra: weight of the replaced-token loss against the generator's"))
+    freeze_encoder_steps: int = field(
+        default=0,
+        metadata=_help(
+            "with --init: for the first N steps train only the parts around the encoder (electra: the generator and "
+            "replaced-token head; mlm: the masked-LM head), the encoder and its embeddings held as --init has them, "
+            "then everything; for a run whose generator or head starts new, so that its first, random gradients do not "
+            "reach the encoder. One process only; 0: off"
+        ),
+    )
     extend_vocab: int = field(
         default=0,
         metadata=_help(
@@ -178,6 +187,14 @@ class PretrainConfig:
             raise ValueError(
                 f"--eval-split holds out text, and a {SUFFIX} file is already tokenised: give the text corpus, or --eval-corpus"
             )
+        if self.freeze_encoder_steps < 0:
+            raise ValueError(f"--freeze-encoder-steps must be 0 or more, got {self.freeze_encoder_steps}")
+        if self.freeze_encoder_steps and not self.init:
+            raise ValueError("--freeze-encoder-steps holds an --init encoder while its new parts learn; from scratch every part is new")
+        if self.freeze_encoder_steps >= self.max_steps > 0:
+            raise ValueError(
+                f"--freeze-encoder-steps {self.freeze_encoder_steps} of --max-steps {self.max_steps}: the encoder would never train"
+            )
         if self.eval_steps < 0 or self.eval_chars < 1:
             raise ValueError("--eval-steps must be 0 or more and --eval-chars 1 or more")
         trained = {Path(c).resolve() for c in self.corpus}
@@ -216,8 +233,9 @@ class _Throughput(TrainerCallback):
     most once a ``recheck_s``, keeping the highest: one measured while another process held the core
     (a test suite beside the run) read half the true peak, and the MFU against it above 1."""
 
-    def __init__(self, collator, block_tokens: int, recheck_s: float = 60.0):
+    def __init__(self, collator, block_tokens: int, recheck_s: float = 60.0, frozen_steps: int = 0):
         self.collator, self.block_tokens, self.recheck_s = collator, block_tokens, recheck_s
+        self.frozen_steps = frozen_steps  # --freeze-encoder-steps: those steps run no backward pass through the encoder
         self.peak = self.since = self.checked = None
 
     def on_train_begin(self, args, state, control, **kwargs):
@@ -244,7 +262,12 @@ class _Throughput(TrainerCallback):
             self.peak = max(self.peak, matmul_peak(trials=1))
             self.checked = time.perf_counter()
         logs["token_slots_per_s"] = round(rate, 1)
-        logs["mfu"] = round(train_flops_per_token(model, self.block_tokens, share) * rate / self.peak, 4)
+        frozen = max(0, min(state.global_step, self.frozen_steps) - self.since[1])  # steps of this interval that held it
+        per_token = (
+            frozen * train_flops_per_token(model, self.block_tokens, share, encoder_trains=False)
+            + (steps - frozen) * train_flops_per_token(model, self.block_tokens, share)
+        ) / steps
+        logs["mfu"] = round(per_token * rate / self.peak, 4)
         logs["matmul_peak_gflops"] = round(self.peak / 1e9, 1)
         logs["threads"] = torch.get_num_threads()  # a resume with another count is not bit for bit (_thread_note)
         self.since = (time.perf_counter(), state.global_step)  # the measurement's own time counts in no interval
@@ -498,6 +521,7 @@ def pretrain(cfg: PretrainConfig) -> Path:
 
 
 def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
+    frozen = _frozen_encoder(cfg)
     tokenizer, model, init_config = _starting_model(cfg)
 
     args = TrainingArguments(
@@ -541,7 +565,8 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
             CompleteCheckpointCallback(),
             _EpochSetter(collator),
             _LossParts(),
-            _Throughput(collator, cfg.max_length),
+            _Throughput(collator, cfg.max_length, frozen_steps=cfg.freeze_encoder_steps),
+            *frozen,
             _LossLog(out / "loss_log.jsonl", _loss_label(cfg)),
             *heldout,
         ],
@@ -569,6 +594,23 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
         if trainer.is_world_process_zero():
             _save_final(trainer.model, tokenizer, cfg, init_config, blocks, final, out)
     return final
+
+
+def _frozen_encoder(cfg: PretrainConfig) -> list:
+    """``--freeze-encoder-steps``: the callback that holds the encoder for the run's first steps, or none."""
+    if not cfg.freeze_encoder_steps:
+        return []
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        raise ValueError(
+            "--freeze-encoder-steps runs in one process: DDP fixes at its start which parameters it reduces "
+            "(run without torchrun, or without the option)"
+        )
+    from .encoder_warmup import FrozenEncoderSteps
+
+    logger.warning(
+        "--freeze-encoder-steps %d: the encoder is held for the first %d steps", cfg.freeze_encoder_steps, cfg.freeze_encoder_steps
+    )
+    return [FrozenEncoderSteps(cfg.freeze_encoder_steps)]
 
 
 def _continued_masking(init: str | None) -> str:
