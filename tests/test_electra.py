@@ -158,6 +158,7 @@ def test_continues_from_a_bert_checkpoint_and_a_head_fine_tunes_on_it(corpus_fil
     r = _run(corpus_file, out, "--init", str(init), "--max-steps", "3", "--save-steps", "3")
     assert r.returncode == 0, r.stderr[-3000:]
     assert f"{init} has no generator/: the generator and replaced-token head start new" in r.stderr
+    assert "--freeze-encoder-steps N (such as half of --max-steps) holds the encoder" in r.stderr
     start = BertForMaskedLM.from_pretrained(str(init)).bert.encoder.layer[0].attention.self.query.weight
     after = load_file(str(out / "final" / "model.safetensors"))["encoder.layer.0.attention.self.query.weight"]
     assert after.shape == start.shape and not torch.equal(after, start)  # it started there and trained
@@ -319,7 +320,7 @@ def test_a_frozen_start_holds_the_encoder_while_the_new_generator_learns_then_tr
     whole = tmp_path / "whole"
     r = _run(corpus_file, whole, *held)
     assert r.returncode == 0, r.stderr[-3000:]
-    assert "the encoder is held for the first 8 steps" in r.stderr
+    assert "the encoder is held for the first 8 steps" in r.stderr and "has no generator/" not in r.stderr  # warned of nothing
     at_8 = load_file(str(whole / "checkpoint-8" / "model.safetensors"))
     encoder = {k.removeprefix("discriminator."): v for k, v in at_8.items() if k.startswith("discriminator.")}
     assert "embeddings.word_embeddings.weight" in encoder and "encoder.layer.1.output.dense.weight" in encoder
