@@ -32,6 +32,7 @@ from transformers.modeling_outputs import MaskedLMOutput
 
 from ..windows import windows
 from .mlm_eval import blank_units, evaluate_mlm
+from .step_log import latest_per_step
 
 logger = logging.getLogger("zhbert")
 
@@ -269,8 +270,7 @@ class HeldOutEvaluation(TrainerCallback):
 def held_out_summary(rows: list[dict], kept: str | None = None) -> str:
     """One line on an ``eval_log.jsonl``: its first and last scores, the step of the lowest perplexity, and
     ``kept``, the checkpoint of the lowest perplexity among those saved."""
-    by_step = {row["step"]: row for row in rows}  # a resumed run scores the steps since its checkpoint again: the latest wins
-    rows = [by_step[step] for step in sorted(by_step)]
+    rows = latest_per_step(rows)  # a resumed run scores the steps since its checkpoint again
     first, last = rows[0], rows[-1]
     best = min(rows, key=lambda row: row["eval_char_perplexity"])
     line = (

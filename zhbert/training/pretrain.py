@@ -31,6 +31,7 @@ from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, s
 from .positions import init_positions_sinusoidal
 from .pretrain_data import pack, prepare
 from .sizes import SIZES, bert_config
+from .step_log import read_step_log
 from .stop_signals import interrupted, terminate_as_interrupt
 
 logger = logging.getLogger("zhbert")
@@ -356,12 +357,7 @@ def load_init_model(init: str, nsp: bool = False):
 def read_loss_log(log_path: Path) -> list[dict]:
     """Rows of ``loss_log.jsonl`` by step; after a resume the steps since the last
     checkpoint are logged again, and the latest row for a step wins."""
-    by_step = {}
-    for line in Path(log_path).read_text().splitlines():
-        if line.strip():
-            row = json.loads(line)
-            by_step[row["step"]] = row
-    return [by_step[k] for k in sorted(by_step)]
+    return read_step_log(log_path)
 
 
 def plot_loss(stages: list[tuple[Path, str, int | None]], png: Path, title: str = "zhbert pretraining") -> None:
