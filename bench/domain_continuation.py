@@ -35,6 +35,8 @@ ARMS = {
     "electra": ["--objective", "electra"],
     # the same, the encoder held for the first half of --steps while the new generator and replaced-token head learn
     "electra+held": ["--objective", "electra", "--freeze-encoder-steps", "{half}"],
+    # a masked LM whose head starts new (an encoder continued without its masked-LM head), held likewise
+    "wwm+held": ["--masking", "wwm", "--freeze-encoder-steps", "{half}"],
 }
 
 
