@@ -375,3 +375,26 @@ def test_a_held_encoder_counts_its_forward_pass_only():
     assert train_flops_per_token(model, 32, 0.15) - train_flops_per_token(model, 32, 0.15, encoder_trains=False) == pytest.approx(
         disc * 2 / 3
     )
+
+
+def test_a_held_masked_lm_trains_only_its_head_until_the_step_count_says():
+    """The same hold for --objective mlm: the encoder (embeddings and layers) is held, the masked-LM head's
+    transform and bias train; from step N on everything trains, and the model leaves the run trainable."""
+    from types import SimpleNamespace
+
+    from zhbert.training.encoder_warmup import FrozenEncoderSteps
+    from zhbert.training.mlm_model import SparseBertForMaskedLM
+
+    model = SparseBertForMaskedLM(
+        BertConfig(vocab_size=300, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
+    )
+    hold = FrozenEncoderSteps(3)
+    trainable = lambda: {n for n, p in model.named_parameters() if p.requires_grad}  # noqa: E731
+    hold.on_step_begin(None, SimpleNamespace(global_step=2), None, model=model)  # step 3 about to run: held
+    assert trainable() and all(n.startswith("cls.") for n in trainable())
+    assert "cls.predictions.transform.dense.weight" in trainable() and "cls.predictions.bias" in trainable()
+    hold.on_step_begin(None, SimpleNamespace(global_step=3), None, model=model)  # step 4: everything
+    assert trainable() == {n for n, _ in model.named_parameters()}
+    hold.on_step_begin(None, SimpleNamespace(global_step=0), None, model=model)
+    hold.on_train_end(None, None, None, model=model)
+    assert trainable() == {n for n, _ in model.named_parameters()}
