@@ -377,6 +377,17 @@ def test_a_held_encoder_counts_its_forward_pass_only():
     )
 
 
+def test_the_held_steps_of_a_logged_interval_follow_the_callbacks_rule():
+    """The MFU of an interval and the callback read one rule: steps 1..N are held."""
+    from zhbert.training.encoder_warmup import FrozenEncoderSteps, held_steps
+
+    hold = FrozenEncoderSteps(8)
+    assert [s for s in range(12) if hold.frozen_at(s)] == list(range(8))  # about to run steps 1..8
+    assert held_steps(0, 5, 8) == 5 and held_steps(5, 10, 8) == 3 and held_steps(8, 12, 8) == 0  # across the boundary
+    assert held_steps(6, 10, 8) == sum(hold.frozen_at(s) for s in range(6, 10))  # a resumed interval
+    assert held_steps(0, 10, 0) == 0
+
+
 def test_a_held_masked_lm_trains_only_its_head_until_the_step_count_says():
     """The same hold for --objective mlm: the encoder (embeddings and layers) is held, the masked-LM head's
     transform and bias train; from step N on everything trains, and the model leaves the run trainable."""

@@ -19,7 +19,13 @@ from __future__ import annotations
 
 from transformers import TrainerCallback
 
-__all__ = ["FrozenEncoderSteps", "encoder_parameters"]
+__all__ = ["FrozenEncoderSteps", "encoder_parameters", "held_steps"]
+
+
+def held_steps(done: int, until: int, frozen_steps: int) -> int:
+    """How many of optimizer steps ``done + 1`` .. ``until`` hold the encoder when steps 1..``frozen_steps`` do:
+    the one rule for the callback (is the next step held?) and for the MFU of a logged interval."""
+    return max(0, min(until, frozen_steps) - done)
 
 
 def encoder_parameters(model) -> list:
@@ -35,7 +41,7 @@ class FrozenEncoderSteps(TrainerCallback):
 
     def frozen_at(self, global_step: int) -> bool:
         """Whether the step after ``global_step`` (the one about to run) holds the encoder."""
-        return global_step < self.steps
+        return held_steps(global_step, global_step + 1, self.steps) > 0
 
     def on_step_begin(self, args, state, control, model=None, **kwargs):
         frozen = self.frozen_at(state.global_step)

@@ -249,6 +249,7 @@ class _Throughput(TrainerCallback):
     def on_log(self, args, state, control, logs=None, model=None, **kwargs):
         if logs is None or "loss" not in logs or self.since is None or state.global_step <= self.since[1]:
             return
+        from .encoder_warmup import held_steps
         from .flops import train_flops_per_token
 
         now = time.perf_counter()
@@ -263,7 +264,7 @@ class _Throughput(TrainerCallback):
             self.peak = max(self.peak, matmul_peak(trials=1))
             self.checked = time.perf_counter()
         logs["token_slots_per_s"] = round(rate, 1)
-        frozen = max(0, min(state.global_step, self.frozen_steps) - self.since[1])  # steps of this interval that held it
+        frozen = held_steps(self.since[1], state.global_step, self.frozen_steps)
         per_token = (
             frozen * train_flops_per_token(model, self.block_tokens, share, encoder_trains=False)
             + (steps - frozen) * train_flops_per_token(model, self.block_tokens, share)
