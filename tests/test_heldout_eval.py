@@ -41,6 +41,22 @@ def test_the_budget_cuts_at_a_character_and_words_spell_each_text(pd_heldout_fil
     assert not whole.cut and whole.documents_read == len(lines) == 60
 
 
+def test_held_out_text_is_read_no_further_than_the_budget(pd_heldout_file, tmp_path):
+    """A held-out file of gigabytes is not read (nor cached) whole for its first characters: a damaged byte
+    2 MB in is never reached by a budget of 1,000, and is named by its line by one that reaches it."""
+    lines = pd_heldout_file.read_text(encoding="utf-8").splitlines()
+    big = tmp_path / "news.txt"
+    repeats = 2_000_000 // len("\n".join(lines).encode()) + 1
+    good = ("\n".join(lines) + "\n") * repeats
+    big.write_bytes(good.encode() + b"\xff\xfe\n")
+    first = read_heldout([str(big)], 1000)
+    assert first.chars == 1000 and first.texts[0] == lines[0]
+    with pytest.raises(DataFormatError, match=f"news.txt:{good.count(chr(10)) + 1}: invalid UTF-8"):
+        read_heldout([str(big)], 10**7)
+    with pytest.raises(DataFormatError, match="missing.txt: file not found"):  # every file checked before reading
+        read_heldout([str(big), str(tmp_path / "missing.txt")], 1000)
+
+
 def test_scores_repeat_and_leave_the_callers_randomness_and_mode(pd_heldout_file):
     tokenizer = AutoTokenizer.from_pretrained("zhbert/pretrained/base")
     config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=1, num_attention_heads=2, intermediate_size=64)

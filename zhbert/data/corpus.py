@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from datasets import Dataset, Features, Value
@@ -27,11 +28,11 @@ from ..errors import DataFormatError
 from .build import build_dataset
 from .hub_files import is_parquet, is_saved_dataset
 from .jsonio import MAX_RECORD_CHARS, json_line_record, looks_like_json_object
-from .source import cut_point, iter_line_pieces, iter_lines
+from .source import _check_path, cut_point, iter_line_pieces, iter_lines
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["read_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
+__all__ = ["read_corpus", "iter_corpus", "corpus_files", "CORPUS_FEATURES", "MAX_DOC_CHARS", "DOC_FORMATS", "CORPUS_TEXT_KEYS"]
 
 MAX_DOC_CHARS = 100_000
 DOC_FORMATS = ("auto", "line", "blank-line", "jsonl", "csv", "parquet", "arrow")
@@ -225,9 +226,25 @@ def read_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "auto", 
     """Documents from text files or directories as ``text, source, line``; ``doc_format`` is one of
     :data:`DOC_FORMATS` (``auto``: JSON lines for ``.jsonl``/``.json`` files, CSV with a header row for
     ``.csv``, Parquet for ``.parquet`` files, a document a line otherwise)."""
+    files = _checked_files(paths, doc_format)
+    return build_dataset(_gen, CORPUS_FEATURES, files, on_error=on_error, doc_format=doc_format, text_key=text_key)
+
+
+def iter_corpus(paths: list[str | os.PathLike] | str, doc_format: str = "auto", text_key: str = "auto") -> Iterator[dict]:
+    """:func:`read_corpus`'s documents one at a time, each file read only as far as the caller takes them: no
+    dataset is built and nothing is cached. For readers of a corpus's first characters (held-out text), which
+    would otherwise wait for, and cache, every document of a file of gigabytes."""
+    files = _checked_files(paths, doc_format)
+    for path in files:
+        if not is_saved_dataset(path):
+            _check_path(Path(path))  # every file up front, as read_corpus does: a missing third file is not found late
+    yield from _gen(files, None, doc_format, text_key)
+
+
+def _checked_files(paths: list[str | os.PathLike] | str, doc_format: str) -> list[str]:
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = corpus_files(list(paths))
     for path in files:
         _file_format(path, doc_format)  # a wrong format fails here, before any file is read
-    return build_dataset(_gen, CORPUS_FEATURES, files, on_error=on_error, doc_format=doc_format, text_key=text_key)
+    return files

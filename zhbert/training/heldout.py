@@ -98,14 +98,15 @@ def heldout_text(texts, max_chars: int, where: str, user_dict: str | None = None
 def read_heldout(
     paths: list[str], max_chars: int, doc_format: str = "auto", text_key: str = "auto", user_dict: str | None = None
 ) -> HeldOutText:
-    """The first ``max_chars`` characters of the held-out corpus (read as ``--corpus`` is), a document a text."""
-    from ..data import read_corpus
+    """The first ``max_chars`` characters of the held-out corpus (read as ``--corpus`` is, but no further than
+    them), a document a text."""
+    from ..data.corpus import iter_corpus
     from .portable_corpus import SUFFIX, is_portable_corpus
 
     for path in paths:
         if is_portable_corpus(path):
             raise ValueError(f"--eval-corpus {path}: a {SUFFIX} file is already tokenised; give held-out text (.txt, .jsonl, ...)")
-    rows = read_corpus(paths, doc_format=doc_format, text_key=text_key)
+    rows = iter_corpus(paths, doc_format=doc_format, text_key=text_key)  # read only as far as the budget
     return heldout_text((row["text"] for row in rows), max_chars, ", ".join(map(str, paths)), user_dict)
 
 
