@@ -178,7 +178,7 @@ def cases(tmp: Path) -> list[Case]:
 
     linked = tmp / "linked"
     (tmp / "elsewhere" / "checkpoint-7").mkdir(parents=True)
-    linked.mkdir()
+    _keep(linked / "zhbert_run.json", "{}\n")  # a run folder of zhbert's: its checkpoints are resumed, the link checked
     (linked / "checkpoint-7").symlink_to(tmp / "elsewhere" / "checkpoint-7", target_is_directory=True)
     out.append(Case("a checkpoint folder that links outside the output folder", [*ZHBERT, *tiny, "--output-dir", str(linked)],
                     ["checkpoint-7", "outside the output folder"]))  # fmt: skip
@@ -290,6 +290,12 @@ def destination_cases(tmp: Path, corpus: Path) -> list[Case]:
                         cleanup=[lambda: subprocess.run(["umount", str(full)], check=False)]))  # fmt: skip
     else:
         out.append(Case("rerun `pretrain` while the disk is still full", [], [], skipped="needs root and a tmpfs"))
+    trainer_out = tmp / "hf-run"
+    theirs = [_keep(trainer_out / "checkpoint-500" / "model.safetensors", "weights\n"), _keep(trainer_out / "loss_log.jsonl", "{}\n")]
+    out.append(Case("`pretrain` into a folder holding a Trainer's checkpoint-500/ and a loss_log.jsonl",
+                    [*ZHBERT, "pretrain", "--corpus", str(corpus), "--size", "tiny", "--max-steps", "2", "--batch-size", "4",
+                     "--output-dir", str(trainer_out)], [str(trainer_out), "checkpoint-500/", "did not write"],
+                    survivors=theirs))  # fmt: skip
     interrupted = tmp / "interrupted"
     long_run = ["pretrain", "--corpus", str(corpus), "--size", "tiny", "--max-steps", "500", "--save-steps", "2", "--batch-size", "4"]
     out.append(Case("Ctrl-C during `pretrain`", [*ZHBERT, *long_run, "--output-dir", str(interrupted)],

@@ -52,6 +52,69 @@ def test_kill_during_training_then_resume(corpus_file, tmp_path, reference):
     _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
 
 
+def test_a_resume_with_other_settings_is_refused_and_the_runs_own_resume_it(corpus_file, tmp_path, reference):
+    """Resumed with another batch size, masking or corpus, the run would end as a mix of two trainings: refused,
+    naming each change, before the corpus is read. Checkpoints without a record (a run begun by an earlier zhbert)
+    resume with the settings given; --max-steps may change, said in one line."""
+    r = _run(corpus_file, tmp_path, {"ZHBERT_FAULT_AT_STEP": "6"})
+    assert r.returncode == -9 and (tmp_path / "zhbert_run.json").is_file()
+    gone = tmp_path / "moved-corpus.txt"  # never read: the refusal comes first
+    r = pretrain_cli("--corpus", gone, "--output", tmp_path, *RESUMABLE, "--batch-size", "4", "--masking", "char")
+    assert r.returncode == 1 and "file not found" not in r.stderr, r.stderr[-3000:]
+    line = r.stderr.strip().splitlines()[-1]
+    assert line.startswith(f"zhbert: error: {tmp_path}: its checkpoints are from a different run (")
+    for change in ("--batch-size: 8 then, 4 now", '--masking: "wwm" then, "char" now', "--corpus: [", "moved-corpus.txt"):
+        assert change in line, change
+    assert (tmp_path / "checkpoint-4" / "zhbert_complete.json").is_file() and not (tmp_path / "final").exists()
+
+    (tmp_path / "zhbert_run.json").unlink()
+    r = _run(corpus_file, tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "checkpoints without a zhbert_run.json (a run begun by an earlier zhbert)" in r.stderr and "checkpoint-4" in r.stderr
+    _assert_same(reference, load_file(str(tmp_path / "final" / "model.safetensors")))
+
+    r = pretrain_cli("--corpus", corpus_file, "--output", tmp_path, *RESUMABLE, "--max-steps", "14")
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "resumed with another --max-steps: 12 then, 14 now" in r.stderr and (tmp_path / "checkpoint-14").is_dir()
+    r = pretrain_cli("--corpus", corpus_file, "--output", tmp_path, *RESUMABLE, "--max-steps", "14")
+    assert "resumed with another" not in r.stderr and "nothing left to train" in r.stderr  # the record holds 14 now
+
+
+def test_a_folder_holding_files_zhbert_did_not_write_is_refused_and_left_as_it_was(corpus_file, tmp_path):
+    """A Hugging Face Trainer's output folder: its checkpoint-500/ would have been removed as an interrupted save,
+    and its loss_log.jsonl appended to (then read by the loss plot)."""
+    out = tmp_path / "hf-run"
+    theirs = {
+        out / "checkpoint-500" / "model.safetensors": b"weights",
+        out / "loss_log.jsonl": b'{"step": 1, "train_loss": 9.5}\n',
+        out / "notes.txt": "我的笔记\n".encode(),
+    }
+    for path, data in theirs.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    r = _run(corpus_file, out)
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"zhbert: error: {out}: holds checkpoint-500/, loss_log.jsonl, notes.txt, which zhbert did not write: a run there "
+        "would write among them and remove checkpoint folders it cannot tell from its own; give --output-dir a new or empty folder"
+    )
+    assert {p: p.read_bytes() for p in theirs} == theirs
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoint-500", "loss_log.jsonl", "notes.txt"]  # nothing added, the lock gone
+
+
+def test_a_fine_tuning_checkpoint_folder_of_someone_elses_is_refused_untouched(tmp_path):
+    from zhbert.training.run_record import resume_checkpoint
+
+    theirs = tmp_path / "checkpoints" / "checkpoint-3" / "optimizer.pt"
+    theirs.parent.mkdir(parents=True)
+    theirs.write_bytes(b"state")
+    with pytest.raises(ValueError, match=r"checkpoints: holds checkpoint-3/, which zhbert did not write"):
+        resume_checkpoint(tmp_path / "checkpoints", {"examples": 3})
+    assert theirs.read_bytes() == b"state" and not (tmp_path / "checkpoints" / "zhbert_run.json").exists()
+    assert resume_checkpoint(tmp_path / "empty", {"examples": 3}) is None  # a new folder: a fresh start, recorded
+    assert (tmp_path / "empty" / "zhbert_run.json").is_file()
+
+
 def test_held_out_evaluation_scores_the_run_and_leaves_its_weights_bit_for_bit(corpus_file, pd_heldout_file, tmp_path, reference):
     from transformers import AutoTokenizer
 

@@ -7,8 +7,8 @@ resumes from the newest complete one; on this project's 2 CPU cores a run on MSR
 session, a crash or a ``kill`` ends it part way.
 
 Resuming is only right for the same run. The checkpoint folder keeps a record of what defines it
-(``zhbert_run.json``: the schedule, the head, the encoder and a digest of the training examples);
-a rerun that differs is refused, naming what changed, rather than mixing two runs' weights.
+(:mod:`zhbert.training.run_record`: the schedule, the head, the encoder and a digest of the training
+examples); a rerun that differs is refused, naming what changed, rather than mixing two runs' weights.
 
 What the epoch-end callbacks hold in memory (the best epoch's weights and every epoch's dev score
 for ``--best-epoch-on-dev``; the last epochs' weights for ``--average-last-epochs``) is written into
@@ -27,12 +27,11 @@ from pathlib import Path
 import torch
 from transformers import TrainerCallback
 
-from .checkpoints import latest_complete_checkpoint
+from .run_record import RUN_RECORD, resume_checkpoint
 
 __all__ = ["RUN_RECORD", "SaveAtEpochEnd", "EpochStateInCheckpoints", "examples_digest", "resume_checkpoint", "finished_at"]
 
 logger = logging.getLogger("zhbert")
-RUN_RECORD = "zhbert_run.json"
 _NOT_HASHED = {"teacher_logits"}  # computed from the examples by a teacher the record already names
 
 
@@ -42,51 +41,6 @@ def examples_digest(train: list[dict]) -> str:
     for e in train:
         h.update(repr(sorted((k, v) for k, v in e.items() if k not in _NOT_HASHED)).encode())
     return h.hexdigest()
-
-
-def resume_checkpoint(folder: str | os.PathLike, record: dict) -> str | None:
-    """The checkpoint to resume from in ``folder`` (None: start afresh), after checking that its
-    checkpoints belong to the run ``record`` describes; writes the record for a fresh start."""
-    folder = Path(folder)
-    path = folder / RUN_RECORD
-    record = json.loads(json.dumps(record))  # as it reads back: tuples become lists
-    resume = latest_complete_checkpoint(folder)
-    if resume and path.is_file():
-        try:
-            earlier = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as e:
-            raise ValueError(f"{path}: unreadable run record ({e}); remove {folder} to start the run afresh") from None
-        changed = _differences(earlier, record)
-        if changed:
-            raise ValueError(
-                f"{folder}: its checkpoints are from a different run ({'; '.join(changed[:6])}); rerun with the same "
-                f"settings to resume, or remove {folder} (or choose another --output-dir) to start afresh"
-            )
-        logger.warning("resuming from %s", resume)
-        return resume
-    if resume:  # checkpoints without a record: not ours to guess about
-        raise ValueError(f"{folder}: checkpoints without a {RUN_RECORD}; remove {folder} to start the run afresh")
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(RUN_RECORD + ".tmp")
-    tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
-    return None
-
-
-def _differences(earlier: dict, now: dict, prefix: str = "") -> list[str]:
-    out = []
-    for key in sorted(set(earlier) | set(now)):
-        a, b = earlier.get(key), now.get(key)
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += _differences(a, b, f"{prefix}{key}.")
-        elif a != b:
-            out.append(f"{prefix}{key}: {_short(a)} then, {_short(b)} now")
-    return out
-
-
-def _short(value) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def finished_at(checkpoint: str | os.PathLike) -> int:

@@ -23,7 +23,7 @@ from ..encoder_info import KEY as ENCODER_KEY
 from ..encoder_info import record_encoder, trained_length
 from ..masking import MASKERS, MaskingConfig, get_masker
 from ..tokenizer import build_tokenizer, check_unk_rate, load_tokenizer, normalizer_name, save_tokenizer
-from .checkpoints import CompleteCheckpointCallback, FaultInjection, latest_complete_checkpoint, storage_errors, train_or_restore
+from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_errors, train_or_restore
 from .mlm_collator import MaskingCollator
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
 from .nsp_pairs import pair_segments
@@ -510,14 +510,46 @@ def pretrain(cfg: PretrainConfig) -> Path:
     if cfg.masking == "auto":
         cfg = replace(cfg, masking=_continued_masking(cfg.init))
     out = Path(cfg.output)
+    rank0 = int(os.environ.get("RANK", "0")) == 0
     # a read-only or full disk ends in one line, also when it stops the folder or its lock being made
     with storage_errors(out):
         out.mkdir(parents=True, exist_ok=True)
-        with output_lock(out) if int(os.environ.get("RANK", "0")) == 0 else nullcontext():  # torchrun: rank 0 holds it for all
-            return _pretrain(cfg, out)
+        with output_lock(out) if rank0 else nullcontext():  # torchrun: rank 0 holds it for all
+            # before the corpus is read: a rerun with other settings is refused at once, not after its preparation
+            resume = _checked_resume(cfg, out) if rank0 else None
+            return _pretrain(cfg, out, resume)
 
 
-def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
+#: the options that decide a run's weights (with the number of processes): a resume must give the same
+_RUN_DEFINING = (
+    "corpus", "objective", "masking", "size", "init", "max_length", "batch_size", "grad_accum", "learning_rate", "warmup",
+    "weight_decay", "max_steps", "seed", "max_docs", "doc_format", "text_key", "user_dict", "mask_rate", "nsp", "sop",
+    "position_init", "generator_width", "rtd_weight", "freeze_encoder_steps", "extend_vocab", "eval_split",
+)  # fmt: skip
+
+
+def run_record(cfg: PretrainConfig) -> dict:
+    """What defines the run, by option as the command line spells it (paths resolved; --size only from scratch)."""
+    values = asdict(cfg)
+    values["corpus"] = [str(Path(c).resolve()) for c in cfg.corpus]
+    for key in ("init", "user_dict"):
+        values[key] = str(Path(values[key]).resolve()) if values[key] else None
+    if cfg.init:
+        values["size"] = None  # ignored with --init
+    record = {"--" + key.replace("_", "-"): values[key] for key in _RUN_DEFINING}
+    record["processes"] = int(os.environ.get("WORLD_SIZE", "1"))
+    return record
+
+
+def _checked_resume(cfg: PretrainConfig, out: Path) -> str | None:
+    """The checkpoint to resume from (None: a fresh start), refusing one saved with other settings than these;
+    ``--max-steps`` may grow or shrink (said in one line: the learning rate from there follows the new schedule)."""
+    from .run_record import resume_checkpoint
+
+    return resume_checkpoint(out, run_record(cfg), adopt_unrecorded="a run begun by an earlier zhbert", may_change=("--max-steps",))
+
+
+def _pretrain(cfg: PretrainConfig, out: Path, resume: str | None) -> Path:
     frozen = _frozen_encoder(cfg)
     tokenizer, model, init_config = _starting_model(cfg)
 
@@ -571,13 +603,11 @@ def _pretrain(cfg: PretrainConfig, out: Path) -> Path:
     fault = FaultInjection()
     if fault.active:  # must run before the completion marker is written
         trainer.callback_handler.callbacks.insert(0, fault)
-    resume = latest_complete_checkpoint(out) if trainer.is_world_process_zero() else None
     if torch.distributed.is_available() and torch.distributed.is_initialized():
         holder = [resume]
         torch.distributed.broadcast_object_list(holder, src=0)
         resume = holder[0]
     if resume:
-        logger.warning("resuming from %s", resume)
         note = _thread_note(out / "loss_log.jsonl", torch.get_num_threads())
         if note:
             logger.warning(note)
