@@ -143,3 +143,44 @@ def test_check_destination_rules(tmp_path):
     link.symlink_to(tmp_path / "empty")
     with pytest.raises(ValueError, match="not a folder"):
         check_destination(link)
+
+
+@pytest.mark.parametrize(
+    "theirs, reason",
+    [
+        ({"metrics.json": '{"accuracy": 0.9}\n'}, "metrics.json: not scores zhbert train wrote"),
+        ({"model/config.json": '{"model_type": "bert"}\n', "model/model.safetensors": "weights"}, "its config.json has no zhbert_head"),
+        ({"model/notes.md": "我的笔记\n"}, "model: not a model zhbert train saved (it holds notes.md)"),
+    ],
+)
+def test_train_into_a_folder_holding_the_users_model_or_scores_is_refused_before_training(resume_conll, tmp_path, theirs, reason):
+    proj = tmp_path / "proj"
+    for name, text in theirs.items():
+        (proj / name).parent.mkdir(parents=True, exist_ok=True)
+        (proj / name).write_text(text, encoding="utf-8")
+    before = sorted(p.relative_to(proj) for p in proj.rglob("*"))
+    r = _zhbert("train", "ner", "--train-file", resume_conll, "--preset", "tiny", "--max-steps", "2", "--output-dir", proj)
+    assert r.returncode == 1, r.stderr[-2000:]
+    line = r.stderr.strip().splitlines()[-1]
+    assert reason in line and str(proj) in line and line.endswith("a run would write over it: choose another --output-dir"), line
+    assert "Epoch" not in r.stderr  # refused before training
+    assert sorted(p.relative_to(proj) for p in proj.rglob("*")) == before
+    assert all((proj / name).read_text(encoding="utf-8") == text for name, text in theirs.items())
+
+
+def test_a_recipe_rerun_into_its_own_folder_replaces_its_model_and_scores(resume_conll, tmp_path):
+    from zhbert.recipes.output_folder import check_output_folder
+
+    proj = tmp_path / "runs" / "ner"
+    args = ("train", "ner", "--train-file", resume_conll, "--preset", "tiny", "--max-steps", "2", "--output-dir", proj)
+    assert _zhbert(*args).returncode == 0
+    (proj / "notes.txt").write_text("mine\n", encoding="utf-8")  # a file of the user's beside the run: left alone
+    r = _zhbert(*args, "--seed", "3")
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert '"seed": 3' in (proj / "metrics.json").read_text(encoding="utf-8") and (proj / "notes.txt").read_text() == "mine\n"
+    # scoring only writes metrics.json: a model folder of someone else's beside it is no obstacle
+    (tmp_path / "other" / "model").mkdir(parents=True)
+    (tmp_path / "other" / "model" / "config.json").write_text("{}", encoding="utf-8")
+    check_output_folder(tmp_path / "other", saves_model=False)
+    with pytest.raises(ValueError, match="exists and is not a folder"):
+        check_output_folder(proj / "notes.txt", saves_model=True)

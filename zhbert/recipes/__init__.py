@@ -37,8 +37,11 @@ class Recipe:
     def run(self, args) -> dict:
         """Train (or evaluate) and score; returns the record it writes to ``metrics.json``."""
         from .arguments import finalize_args
+        from .output_folder import check_output_folder
 
-        return self._module().run(finalize_args(replace(args), self.default_dataset))
+        args = finalize_args(replace(args), self.default_dataset)
+        check_output_folder(args.output_dir, saves_model=bool(args.save_model and not args.evaluate_only))
+        return self._module().run(args)
 
     def dev_score(self, folder, **options) -> float:
         """The headline score (``metrics.json``'s ``score``) of the saved task folder ``folder`` on
