@@ -75,6 +75,28 @@ def test_damaged_file_names_itself(portable, tokenizer, tmp_path):
         load_portable_corpus(broken, tokenizer, "wwm")
 
 
+def test_a_file_of_the_users_under_the_name_is_refused_before_the_word_boundary_pass(portable, pd_corpus_file, tmp_path):
+    """prepare-corpus wrote over any file at -o; a rerun still replaces a .zhcorpus file of its own."""
+    import lzma
+    import subprocess
+    import sys
+
+    theirs = {"notes.zhcorpus": "我的笔记\n".encode(), "backup.zhcorpus": lzma.compress(b"my tarball")}
+    for name, data in theirs.items():
+        (tmp_path / name).write_bytes(data)
+        command = ["prepare-corpus", "--corpus", str(pd_corpus_file), "-o", str(tmp_path / name), "--num-proc", "1"]
+        r = subprocess.run([sys.executable, "-m", "zhbert", *command], capture_output=True, text=True)
+        assert r.returncode == 1 and "word boundaries" not in r.stderr  # refused before the pass
+        expected = f"zhbert: error: {tmp_path / name}: exists and is not a .zhcorpus file zhbert wrote; choose another name"
+        assert r.stderr.strip().splitlines()[-1] == expected
+        assert (tmp_path / name).read_bytes() == data
+    from zhbert.training.portable_corpus import check_destination_file
+
+    assert check_destination_file(portable) == portable  # its own: a rerun replaces it
+    with pytest.raises(ValueError, match="must end in .zhcorpus"):
+        check_destination_file(tmp_path / "pd.txt")
+
+
 def test_pretrains_from_the_file(portable, tmp_path, tiny_encoder):
     from transformers import AutoModelForMaskedLM
 

@@ -32,7 +32,7 @@ import numpy as np
 from ..masking import masker_class
 from ..masking.units import UNIT_SPANS
 
-__all__ = ["SUFFIX", "is_portable_corpus", "save_portable_corpus", "load_portable_corpus", "vocab_hash"]
+__all__ = ["SUFFIX", "is_portable_corpus", "check_destination_file", "save_portable_corpus", "load_portable_corpus", "vocab_hash"]
 
 SUFFIX = ".zhcorpus"
 FORMAT_VERSION = 1
@@ -69,11 +69,31 @@ def _starts(units: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return starts
 
 
-def save_portable_corpus(prepared, tokenizer, path, masking: str, sources: list[str] | None = None, preset: int = 9) -> dict:
-    """Write a :func:`prepare`-d corpus to ``path`` (``*.zhcorpus``); returns its ``meta``."""
+def _written_here(path: Path) -> bool:
+    """Whether ``path`` begins as a file of this format does: an xz stream whose first bytes are a zip's (the npz),
+    told from the first kilobytes without reading a file of gigabytes whole."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        return lzma.LZMADecompressor(format=lzma.FORMAT_XZ).decompress(head, max_length=4)[:4] == b"PK\x03\x04"
+    except (OSError, lzma.LZMAError, EOFError):
+        return False
+
+
+def check_destination_file(path) -> Path:
+    """``path`` as a file :func:`save_portable_corpus` may write: named ``*.zhcorpus``, and new or a file of this
+    format (a rerun replaces it); anything else there is the user's, refused before any work."""
     path = Path(path)
     if not path.name.endswith(SUFFIX):
         raise ValueError(f"{path}: a portable corpus file must end in {SUFFIX}")
+    if path.is_symlink() or (path.exists() and not (path.is_file() and _written_here(path))):
+        raise ValueError(f"{path}: exists and is not a {SUFFIX} file zhbert wrote; choose another name")
+    return path
+
+
+def save_portable_corpus(prepared, tokenizer, path, masking: str, sources: list[str] | None = None, preset: int = 9) -> dict:
+    """Write a :func:`prepare`-d corpus to ``path`` (``*.zhcorpus``); returns its ``meta``."""
+    path = check_destination_file(path)
     if len(tokenizer) > 65535:
         raise ValueError(f"the vocabulary has {len(tokenizer)} tokens; the {SUFFIX} format stores ids as uint16")
     if prepared._indices is not None:  # a shuffled or filtered view: ``.data`` would still be the whole table

@@ -27,7 +27,7 @@ from .checkpoints import CompleteCheckpointCallback, FaultInjection, storage_err
 from .mlm_collator import MaskingCollator
 from .mlm_model import SparseBertForMaskedLM, SparseBertForPreTraining
 from .nsp_pairs import pair_segments
-from .portable_corpus import SUFFIX, is_portable_corpus, load_portable_corpus, save_portable_corpus
+from .portable_corpus import SUFFIX, check_destination_file, is_portable_corpus, load_portable_corpus, save_portable_corpus
 from .positions import init_positions_sinusoidal
 from .pretrain_data import pack, prepare
 from .sizes import SIZES, bert_config
@@ -475,6 +475,7 @@ def prepare_corpus(
     from ..data import read_corpus
     from ..models_registry import resolve_model_path
 
+    check_destination_file(output)  # before the word-boundary pass, minutes on a large corpus
     tokenizer = _init_tokenizer(str(resolve_model_path(tokenizer_from))) if tokenizer_from else build_tokenizer()
     docs = read_corpus(corpus, doc_format=doc_format, text_key=text_key)
     if max_docs:
