@@ -240,6 +240,17 @@ def test_small_encoder_and_extra_training_text(tiny_encoder, tmp_path):
     assert first.keys() == second.keys() and all(torch.equal(first[k], second[k]) for k in first)
     assert not torch.equal(first[layer], third[layer])
     assert torch.equal(first["embeddings.word_embeddings.weight"], third["embeddings.word_embeddings.weight"])
+    # it wrote into any folder: a user's files there are refused, an encoder of its own replaced only when asked
+    notes = tmp_path / "project" / "notes.md"
+    notes.parent.mkdir()
+    notes.write_text("我的笔记", encoding="utf-8")
+    with pytest.raises(ValueError, match="project: not empty and not a model folder .it holds notes.md"):
+        small_encoder(tiny_encoder, notes.parent, layers=1, hidden=16, heads=2, overwrite=True)
+    assert notes.read_text(encoding="utf-8") == "我的笔记" and sorted(p.name for p in notes.parent.iterdir()) == ["notes.md"]
+    with pytest.raises(ValueError, match="a model folder is already there; pass --overwrite"):
+        small_encoder(tiny_encoder, other, layers=1, hidden=16, heads=2)
+    small_encoder(tiny_encoder, other, layers=1, hidden=16, heads=2, overwrite=True)
+    assert torch.equal(load_file(str(other / "model.safetensors"))[layer], first[layer])  # seed 0's now
 
     from zhbert.data import read_peoples_daily
 

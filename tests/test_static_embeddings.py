@@ -21,6 +21,20 @@ def vectors(tmp_path_factory, tiny_encoder, pd_sentences):
     return out, manifest
 
 
+def test_a_folder_holding_someone_elses_vectors_is_refused_and_its_own_rewritten(vectors, tiny_encoder, pd_sentences, tmp_path):
+    theirs = tmp_path / "words.bin"
+    theirs.write_bytes(b"3 2\nmy own vectors")
+    with pytest.raises(ValueError, match=f"{theirs}: already there, and {tmp_path} is not a folder of vectors zhbert wrote"):
+        train_static_embeddings(str(tiny_encoder), tmp_path, word_dim=8, bigram_dim=6, sentences=pd_sentences[:50])
+    assert theirs.read_bytes() == b"3 2\nmy own vectors" and [p.name for p in tmp_path.iterdir()] == ["words.bin"]
+    out, _ = vectors
+    copy = tmp_path / "again"
+    copy.mkdir()
+    (copy / MANIFEST).write_bytes((out / MANIFEST).read_bytes())
+    again = train_static_embeddings(str(tiny_encoder), copy, word_dim=4, bigram_dim=4, min_count=1, epochs=1, sentences=pd_sentences[:50])
+    assert again["words"]["dim"] == 4 and (copy / "words.bin").read_bytes().split(b"\n", 1)[0].endswith(b" 4")
+
+
 def _head(**kw) -> HeadConfig:
     return HeadConfig(kind="token", labels=["B", "M", "E", "S"], scheme="BMES-untyped", **kw)
 

@@ -90,6 +90,7 @@ def train_static_embeddings(
 
     if word_dim < 1 or bigram_dim < 1 or chars < 1:
         raise ValueError(f"word_dim, bigram_dim and chars must be positive, got {word_dim}, {bigram_dim}, {chars}")
+    _check_output(Path(output))  # before minutes of reading and training
     tokenizer = load_tokenizer(resolve_model_path(tokenizer_path))
     start = time.perf_counter()
     source = "given sentences" if sentences is not None else "../shared/corpora (zhbert.data.corpus_sample)"
@@ -122,6 +123,25 @@ def train_static_embeddings(
         manifest[name] = {"dim": dim, "items": len(model.wv), "seconds": round(time.perf_counter() - t, 1)}
     (out / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return manifest
+
+
+#: every file train_static_embeddings writes into its folder
+WRITTEN = (MANIFEST, "words.bin", "words.counts.txt", "bigrams.bin", "bigrams.counts.txt")
+
+
+def _check_output(out: Path) -> None:
+    """A folder of vectors this module wrote is rewritten; one of the names it writes, of anyone else's, is refused."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out}: exists and is not a folder; choose a new folder for the vectors")
+    taken = [name for name in WRITTEN if (out / name).exists() or (out / name).is_symlink()]
+    if not taken:
+        return
+    try:
+        ours = (out / MANIFEST).is_file() and "word2vec" in json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        ours = False
+    if not ours:
+        raise ValueError(f"{out / taken[0]}: already there, and {out} is not a folder of vectors zhbert wrote; choose another folder")
 
 
 def _read(folder: Path, name: str):

@@ -92,12 +92,15 @@ def small_encoder_command(
     hidden: int = typer.Option(128, help="hidden size (at most the teacher's)"),
     heads: int = typer.Option(2, help="attention heads"),
     seed: int = typer.Option(0, help="draws the random layers: the same seed writes the same encoder"),
+    overwrite: bool = typer.Option(
+        False, help="replace a model folder already at the output (a folder holding anything else is never replaced)"
+    ),
 ) -> None:
     """A small encoder to distil into: the teacher's embeddings projected to HIDDEN, random layers."""
     from ..training.small_encoder import small_encoder
 
     try:
-        out = small_encoder(teacher, output, layers, hidden, heads, seed=seed)
+        out = small_encoder(teacher, output, layers, hidden, heads, seed=seed, overwrite=overwrite)
     except (OSError, ValueError) as e:
         _fail(str(e))
     typer.echo(f"{layers} x {hidden} encoder from {teacher}'s embeddings -> {out}")

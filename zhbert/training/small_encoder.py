@@ -30,15 +30,19 @@ def small_encoder(
     heads: int = 2,
     intermediate: int | None = None,
     seed: int = 0,
+    overwrite: bool = False,
 ) -> Path:
-    """Save a ``layers`` x ``hidden`` BERT encoder with the teacher's projected embeddings to ``output``."""
+    """Save a ``layers`` x ``hidden`` BERT encoder with the teacher's projected embeddings to ``output`` (a new or
+    empty folder, or a model folder with ``overwrite``: :func:`zhbert.destination.check_destination`)."""
     from transformers import BertConfig, BertModel
 
+    from ..destination import check_destination, staged_folder
     from ..encoder_info import KEY
     from ..models_registry import resolve_model_path
     from ..tokenizer import load_tokenizer, save_tokenizer
 
     src = resolve_model_path(str(teacher))
+    check_destination(output, [src], overwrite, what="output")  # before the teacher is read
     from ..encoders import read_encoder_config
 
     model_type = read_encoder_config(src).model_type
@@ -68,7 +72,7 @@ def small_encoder(
         small.embeddings.position_embeddings.weight.copy_(emb.position_embeddings.weight[: config.max_position_embeddings] @ proj)
         small.embeddings.token_type_embeddings.weight.copy_(emb.token_type_embeddings.weight @ proj)
     out = Path(output)
-    out.mkdir(parents=True, exist_ok=True)
-    small.save_pretrained(str(out))
-    save_tokenizer(load_tokenizer(src), out)
+    with staged_folder(out) as staging:  # an earlier encoder there is replaced only once this one is complete
+        small.save_pretrained(str(staging))
+        save_tokenizer(load_tokenizer(src), staging)
     return out
