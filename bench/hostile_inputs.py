@@ -249,6 +249,24 @@ def destination_cases(tmp: Path, corpus: Path) -> list[Case]:
     notes = _keep(tmp / "soup" / "notes.txt")
     out.append(Case("`soup a b -o out`, out holding notes.txt", [*ZHBERT, "soup", *map(str, runs), "-o", str(notes.parent)],
                     [str(notes.parent), "notes.txt"], survivors=[notes]))  # fmt: skip
+    hf_model = [_keep(tmp / "project" / "model" / "config.json", '{"model_type": "bert"}\n')]
+    hf_model.append(_keep(tmp / "project" / "metrics.json", "{}\n"))
+    conll = _keep(tmp / "mine.conll", "北 B-LOC\n京 I-LOC\n很 O\n大 O\n\n上 B-LOC\n海 I-LOC\n也 O\n是 O\n\n")
+    out.append(Case("`train ner -o project`, project holding a model/ of another tool and a metrics.json",
+                    [*ZHBERT, "train", "ner", "--train-file", str(conll), "--preset", "tiny", "--output-dir", str(tmp / "project")],
+                    [str(tmp / "project" / "metrics.json"), "not scores zhbert train wrote"], survivors=hf_model))  # fmt: skip
+    their_corpus = _keep(tmp / "notes.zhcorpus", "我的笔记\n")
+    out.append(Case("`prepare-corpus -o notes.zhcorpus`, a file of the user's", [*ZHBERT, "prepare-corpus", "--corpus", str(corpus),
+                    "-o", str(their_corpus)], [str(their_corpus), "not a .zhcorpus file zhbert wrote"],
+                    survivors=[their_corpus]))  # fmt: skip
+    essay = _keep(tmp / "essay" / "essay.tex", "\\documentclass{article}\n")
+    out.append(Case("`small-encoder -o essay --overwrite`, essay holding essay.tex",
+                    [*ZHBERT, "small-encoder", "--teacher", "cws-fast", "--output-dir", str(essay.parent), "--overwrite"],
+                    [str(essay.parent), "essay.tex"], survivors=[essay]))  # fmt: skip
+    vectors = _keep(tmp / "vectors" / "words.bin", "3 2\nmine\n")
+    out.append(Case("`static-embeddings -o vectors`, vectors holding a words.bin of the user's",
+                    [*ZHBERT, "static-embeddings", "--output-dir", str(vectors.parent)], [str(vectors), "not a folder of vectors"],
+                    survivors=[vectors]))  # fmt: skip
     a_file = _keep(tmp / "a_file", "not a folder\n")
     out.append(Case("`export` onto an existing file", [*ZHBERT, "export", "cws-fast", str(a_file)], [str(a_file), "not a folder"],
                     survivors=[a_file]))  # fmt: skip
