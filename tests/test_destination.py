@@ -184,3 +184,24 @@ def test_a_recipe_rerun_into_its_own_folder_replaces_its_model_and_scores(resume
     check_output_folder(tmp_path / "other", saves_model=False)
     with pytest.raises(ValueError, match="exists and is not a folder"):
         check_output_folder(proj / "notes.txt", saves_model=True)
+
+
+def test_a_study_or_probe_refuses_a_report_of_someone_elses_before_it_runs(tmp_path):
+    from zhbert.destination import check_report_folder
+
+    theirs = tmp_path / "mine" / "probe.md"
+    theirs.parent.mkdir()
+    theirs.write_text("# 我的探针结果\n", encoding="utf-8")
+    r = _zhbert("probe", "cws-fast", "--output-dir", theirs.parent, "--sentences", "20")
+    _one_line_error(r, f"{theirs}: already there, and not beside a probe report zhbert wrote")
+    assert theirs.read_text(encoding="utf-8") == "# 我的探针结果\n" and [p.name for p in theirs.parent.iterdir()] == ["probe.md"]
+    r = _zhbert("study", "words", "--output-dir", theirs, "--preset", "tiny")
+    _one_line_error(r, f"{theirs}: exists and is not a folder")
+    # its own report is rewritten by a rerun; a JSON that is not JSON is not its own
+    (tmp_path / "study" / "modes.json").parent.mkdir()
+    (tmp_path / "study" / "modes.json").write_text('{"meta": {}, "rows": []}', encoding="utf-8")
+    (tmp_path / "study" / "modes.md").write_text("| task |", encoding="utf-8")
+    assert check_report_folder(tmp_path / "study", "modes") == tmp_path / "study"
+    (tmp_path / "study" / "modes.json").write_text("my notes", encoding="utf-8")
+    with pytest.raises(ValueError, match="modes.json: already there"):
+        check_report_folder(tmp_path / "study", "modes")

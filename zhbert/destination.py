@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import shutil
 import tempfile
@@ -25,7 +26,7 @@ from pathlib import Path
 
 from .errors import StorageError
 
-__all__ = ["check_destination", "staged_folder", "is_model_folder", "MODEL_FILES"]
+__all__ = ["check_destination", "check_report_folder", "staged_folder", "is_model_folder", "MODEL_FILES"]
 
 # every name zhbert (or save_pretrained) writes at the top of a model folder
 MODEL_FILES = frozenset(
@@ -90,6 +91,26 @@ def check_destination(dest: str | Path, sources: Iterable[str | Path] = (), over
         if not overwrite:
             raise ValueError(f"{dest}: a model folder is already there; pass --overwrite to replace it")
     return dest
+
+
+def check_report_folder(folder: str | Path, stem: str) -> Path:
+    """A study's or probe's folder: its report (``STEM.json``, ``STEM.md``, ``STEM.png``) is rewritten by a rerun, as
+    are the runs it keeps beside it; a ``STEM.md`` or ``STEM.png`` there without the report's JSON, or a
+    ``STEM.json`` that is not JSON, is someone else's and refused (one line naming it) before the study runs."""
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder}: exists and is not a folder; choose a new folder for the {stem} report")
+    record = folder / f"{stem}.json"
+    taken = [p for p in (record, folder / f"{stem}.md", folder / f"{stem}.png") if p.exists() or p.is_symlink()]
+    if not taken:
+        return folder
+    try:
+        ours = record.is_file() and not record.is_symlink() and isinstance(json.loads(record.read_text(encoding="utf-8")), (dict, list))
+    except (OSError, ValueError):
+        ours = False
+    if not ours:
+        raise ValueError(f"{taken[0]}: already there, and not beside a {stem} report zhbert wrote; choose another folder")
+    return folder
 
 
 @contextlib.contextmanager

@@ -39,6 +39,7 @@ def probe(
     unknown = [t for t in tasks if t not in PROBE_TASKS]
     if unknown:
         _fail(f"unknown probe task(s) {', '.join(unknown)}; choose from {', '.join(PROBE_TASKS)}", code=2)
+    _report_folder(output, "probe")
     try:
         path = resolve_model_path(model)
         encoder = AutoModel.from_pretrained(
@@ -77,11 +78,22 @@ def _recipe_options(max_train_samples, max_eval_samples, epochs, max_steps, pres
     }
 
 
+def _report_folder(output: Path, stem: str) -> None:
+    """Before any work: ``output`` may take the report ``stem`` (:func:`zhbert.destination.check_report_folder`)."""
+    from ..destination import check_report_folder
+
+    try:
+        check_report_folder(output, stem)
+    except ValueError as e:
+        _fail(str(e))
+
+
 def _run_study(run, write_report, output: Path, meta: dict) -> None:
     """Run a study (``run()`` gives its rows), write its report with ``meta``, the wall time and the command
-    line, and print its table; a bad input, model or dataset ends in one line."""
+    line, and print its table; a bad input, model or dataset ends in one line. The folder is checked first."""
     from ..errors import ZhbertError
 
+    _report_folder(output, write_report.__name__.removeprefix("write_").removesuffix("_report"))  # write_X_report writes X.json, X.md
     start = time.perf_counter()
     try:
         rows = run()
@@ -155,6 +167,7 @@ def study_modes_report(
     """One report (table, claims, plot) from mode studies of one encoder run in parts."""
     from ..studies.modes import merge_mode_reports, write_modes_report
 
+    _report_folder(output, "modes")
     try:
         rows, meta = merge_mode_reports(sources)
     except ValueError as e:
