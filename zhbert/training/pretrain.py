@@ -529,7 +529,7 @@ _RUN_DEFINING = (
 )  # fmt: skip
 
 
-def run_record(cfg: PretrainConfig) -> dict:
+def _run_record(cfg: PretrainConfig) -> dict:
     """What defines the run, by option as the command line spells it (paths resolved; --size only from scratch)."""
     values = asdict(cfg)
     values["corpus"] = [str(Path(c).resolve()) for c in cfg.corpus]
@@ -543,11 +543,12 @@ def run_record(cfg: PretrainConfig) -> dict:
 
 
 def _checked_resume(cfg: PretrainConfig, out: Path) -> str | None:
-    """The checkpoint to resume from (None: a fresh start), refusing one saved with other settings than these;
-    ``--max-steps`` may grow or shrink (said in one line: the learning rate from there follows the new schedule)."""
+    """The checkpoint to resume from (None: a fresh start), refusing one saved with other settings than these, or a
+    folder of someone else's; ``--max-steps`` may grow or shrink, said in one line (the learning rate from there
+    follows the new schedule)."""
     from .run_record import resume_checkpoint
 
-    return resume_checkpoint(out, run_record(cfg), adopt_unrecorded="a run begun by an earlier zhbert", may_change=("--max-steps",))
+    return resume_checkpoint(out, _run_record(cfg), adopt_unrecorded="a run begun by an earlier zhbert", may_change=("--max-steps",))
 
 
 def _pretrain(cfg: PretrainConfig, out: Path, resume: str | None) -> Path:
