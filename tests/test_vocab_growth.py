@@ -120,7 +120,11 @@ def test_pretrain_extend_vocab_adds_the_characters_and_a_resumed_run_adds_the_sa
     assert [final.convert_tokens_to_ids(c) for c in added] == list(range(base, base + len(added)))
     assert json.loads((out / "final" / "config.json").read_text(encoding="utf-8"))["vocab_size"] == base + len(added)
     refused = pretrain_cli(*common, "--max-steps", "4", "--output-dir", out)
+    assert refused.returncode == 1 and "from a different run (--extend-vocab: 3 then, 0 now)" in refused.stderr
+    (out / "zhbert_run.json").unlink()  # a run begun before runs kept a record: the characters it added still say it
+    refused = pretrain_cli(*common, "--max-steps", "4", "--output-dir", out)
     assert refused.returncode == 1 and "this run added" in refused.stderr and "resume it with --extend-vocab" in refused.stderr
+    assert not (out / "zhbert_run.json").exists()  # a refused start records nothing
     resumed = pretrain_cli(*common, "--extend-vocab", "3", "--max-steps", "4", "--output-dir", out)
     assert resumed.returncode == 0 and "resuming from" in resumed.stderr, resumed.stderr
     assert len(load_tokenizer(out / "final")) == base + len(added)

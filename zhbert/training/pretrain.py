@@ -613,6 +613,10 @@ def _pretrain(cfg: PretrainConfig, out: Path, resume: str | None) -> Path:
         note = _thread_note(out / "loss_log.jsonl", torch.get_num_threads())
         if note:
             logger.warning(note)
+    if trainer.is_world_process_zero():  # checkpoints of a run begun without a record: its checks passed, record it
+        from .run_record import write_record
+
+        write_record(out, _run_record(cfg))
     with storage_errors(out, resume):
         try:
             with terminate_as_interrupt():

@@ -25,7 +25,7 @@ from pathlib import Path
 from .checkpoints import MARKER, latest_complete_checkpoint
 from .lock import LOCK_NAME
 
-__all__ = ["RUN_RECORD", "resume_checkpoint", "differences"]
+__all__ = ["RUN_RECORD", "resume_checkpoint", "write_record", "differences"]
 
 logger = logging.getLogger("zhbert")
 RUN_RECORD = "zhbert_run.json"
@@ -38,7 +38,8 @@ def resume_checkpoint(
     to the run ``record`` describes; writes the record for a fresh start.
 
     Checkpoints without a record are refused, unless ``adopt_unrecorded`` (the reason, for the log) says that such
-    checkpoints were written before runs kept records: then the record is written now, from the settings given."""
+    checkpoints were written before runs kept records: they are resumed, and the caller records the settings given
+    with :func:`write_record` once its own checks of them have passed."""
     folder = Path(folder)
     path = folder / RUN_RECORD
     record = json.loads(json.dumps(record))  # as it reads back: tuples become lists
@@ -65,12 +66,20 @@ def resume_checkpoint(
         return resume
     if resume and adopt_unrecorded is None:  # checkpoints without a record: not ours to guess about
         raise ValueError(f"{folder}: checkpoints without a {RUN_RECORD}; remove {folder} to start the run afresh")
-    if resume:
-        logger.warning("%s: checkpoints without a %s (%s); it now records the settings given", folder, RUN_RECORD, adopt_unrecorded)
+    if resume:  # recorded by the caller once its own checks pass (write_record): a refused start records nothing
+        logger.warning("%s: checkpoints without a %s (%s); it will record the settings given", folder, RUN_RECORD, adopt_unrecorded)
         logger.warning("resuming from %s", resume)
+        return resume
     folder.mkdir(parents=True, exist_ok=True)
     _write(path, record)
-    return resume
+    return None
+
+
+def write_record(folder: str | os.PathLike, record: dict) -> None:
+    """Record ``record`` as the run in ``folder`` where none is recorded yet (adopted checkpoints)."""
+    path = Path(folder) / RUN_RECORD
+    if not path.is_file():
+        _write(path, json.loads(json.dumps(record)))
 
 
 def _refuse_a_folder_not_ours(folder: Path) -> None:
