@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .errors import StorageError
 
-__all__ = ["check_destination", "check_report_folder", "staged_folder", "is_model_folder", "MODEL_FILES"]
+__all__ = ["check_destination", "check_report_folder", "foreign_file", "staged_folder", "is_model_folder", "MODEL_FILES"]
 
 # every name zhbert (or save_pretrained) writes at the top of a model folder
 MODEL_FILES = frozenset(
@@ -93,6 +93,20 @@ def check_destination(dest: str | Path, sources: Iterable[str | Path] = (), over
     return dest
 
 
+def foreign_file(folder: Path, names: Iterable[str], record: str, is_ours) -> Path | None:
+    """The first of ``names`` in ``folder`` (files a command writes there, a rerun rewriting its own) that is someone
+    else's: any of them, unless the command's JSON ``record`` there reads back as one it wrote (``is_ours(parsed)``)."""
+    taken = [folder / name for name in names if (folder / name).exists() or (folder / name).is_symlink()]
+    if not taken:
+        return None
+    path = folder / record
+    try:
+        ours = path.is_file() and not path.is_symlink() and is_ours(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        ours = False
+    return None if ours else taken[0]
+
+
 def check_report_folder(folder: str | Path, stem: str) -> Path:
     """A study's or probe's folder: its report (``STEM.json``, ``STEM.md``, ``STEM.png``) is rewritten by a rerun, as
     are the runs it keeps beside it; a ``STEM.md`` or ``STEM.png`` there without the report's JSON, or a
@@ -100,16 +114,9 @@ def check_report_folder(folder: str | Path, stem: str) -> Path:
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{folder}: exists and is not a folder; choose a new folder for the {stem} report")
-    record = folder / f"{stem}.json"
-    taken = [p for p in (record, folder / f"{stem}.md", folder / f"{stem}.png") if p.exists() or p.is_symlink()]
-    if not taken:
-        return folder
-    try:
-        ours = record.is_file() and not record.is_symlink() and isinstance(json.loads(record.read_text(encoding="utf-8")), (dict, list))
-    except (OSError, ValueError):
-        ours = False
-    if not ours:
-        raise ValueError(f"{taken[0]}: already there, and not beside a {stem} report zhbert wrote; choose another folder")
+    theirs = foreign_file(folder, (f"{stem}.json", f"{stem}.md", f"{stem}.png"), f"{stem}.json", lambda r: isinstance(r, (dict, list)))
+    if theirs is not None:
+        raise ValueError(f"{theirs}: already there, and not beside a {stem} report zhbert wrote; choose another folder")
     return folder
 
 

@@ -131,17 +131,13 @@ WRITTEN = (MANIFEST, "words.bin", "words.counts.txt", "bigrams.bin", "bigrams.co
 
 def _check_output(out: Path) -> None:
     """A folder of vectors this module wrote is rewritten; one of the names it writes, of anyone else's, is refused."""
+    from .destination import foreign_file
+
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out}: exists and is not a folder; choose a new folder for the vectors")
-    taken = [name for name in WRITTEN if (out / name).exists() or (out / name).is_symlink()]
-    if not taken:
-        return
-    try:
-        ours = (out / MANIFEST).is_file() and "word2vec" in json.loads((out / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        ours = False
-    if not ours:
-        raise ValueError(f"{out / taken[0]}: already there, and {out} is not a folder of vectors zhbert wrote; choose another folder")
+    theirs = foreign_file(out, WRITTEN, MANIFEST, lambda record: isinstance(record, dict) and "word2vec" in record)
+    if theirs is not None:
+        raise ValueError(f"{theirs}: already there, and {out} is not a folder of vectors zhbert wrote; choose another folder")
 
 
 def _read(folder: Path, name: str):

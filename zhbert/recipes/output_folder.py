@@ -27,7 +27,7 @@ def check_output_folder(output_dir: str | Path, saves_model: bool) -> None:
     out = Path(output_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out}: exists and is not a folder; --output-dir names the folder zhbert train writes its model and scores in")
-    _check_scores(out / "metrics.json")
+    _check_scores(out)
     if saves_model:
         _check_model(out / "model")
 
@@ -36,15 +36,12 @@ def _refuse(path: Path, what: str) -> ValueError:
     return ValueError(f"{path}: {what}; a run would write over it: choose another --output-dir")
 
 
-def _check_scores(path: Path) -> None:
-    if not path.exists() and not path.is_symlink():
-        return
-    try:
-        record = json.loads(path.read_text(encoding="utf-8")) if path.is_file() and not path.is_symlink() else None
-    except (OSError, ValueError):
-        record = None
-    if not (isinstance(record, dict) and all(key in record for key in RESULT_KEYS)):
-        raise _refuse(path, "not scores zhbert train wrote")
+def _check_scores(out: Path) -> None:
+    from ..destination import foreign_file
+
+    theirs = foreign_file(out, ("metrics.json",), "metrics.json", lambda r: isinstance(r, dict) and all(key in r for key in RESULT_KEYS))
+    if theirs is not None:
+        raise _refuse(theirs, "not scores zhbert train wrote")
 
 
 def _check_model(folder: Path) -> None:
