@@ -144,3 +144,56 @@ def test_a_segmenter_of_several_standards_gets_a_pos_head(tiny_encoder, tokenize
     words = zhbert.load(str(tmp_path / "pos-mixed" / "model"))(SENTENCES[0])
     cut = zhbert.load(str(tmp_path / "seg-mixed"))(SENTENCES[0])
     assert [(w.text, w.start, w.end) for w in words] == [(w.text, w.start, w.end) for w in cut]
+
+
+def _snapshot(folder):
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_a_folder_zhbert_did_not_write_is_refused_before_training(trained, tmp_path):
+    """--output-dir a project whose model/ is another tool's, or a POS folder holding the user's notes: refused at
+    the start, naming the file, every file as it was (the head's save would have written over them)."""
+    from zhbert.pos_on_segmenter import train
+
+    folder, _ = trained
+    hub = tmp_path / "hub" / "model"
+    hub.mkdir(parents=True)
+    (hub / "config.json").write_text('{"model_type": "bert"}', encoding="utf-8")
+    (hub / "metrics.json").write_text('{"accuracy": 0.9}', encoding="utf-8")
+    noted = tmp_path / "noted" / "model"
+    shutil.copytree(folder, noted)
+    (noted / "NOTES.md").write_text("which run this was\n", encoding="utf-8")
+    unmarked = tmp_path / "unmarked" / "model"
+    unmarked.mkdir(parents=True)
+    (unmarked / "metrics.json").write_text('{"f1": 0.5}', encoding="utf-8")
+    for project, named in ((hub.parent, "config.json"), (noted.parent, "NOTES.md"), (unmarked.parent, "metrics.json")):
+        before = _snapshot(project)
+        with pytest.raises(ValueError, match=rf"model/{named}: not a file of a POS head zhbert saved"):
+            train("cws", str(project), max_train_samples=8, max_steps=1, max_eval_samples=2)
+        assert _snapshot(project) == before
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    with pytest.raises(ValueError, match="afile: exists and is not a folder"):
+        train("cws", str(tmp_path / "afile"), max_steps=1)
+
+
+def test_a_rerun_replaces_its_own_folder_and_the_command_line_says_a_refusal_in_one_line(trained, tmp_path):
+    import subprocess
+    import sys
+
+    from zhbert.pos_on_segmenter import train
+
+    folder, _ = trained
+    again = tmp_path / "again"
+    shutil.copytree(folder, again / "model")
+    record = train("cws", str(again), max_train_samples=8, max_steps=1, max_eval_samples=2)
+    saved = json.loads((again / "model" / "metrics.json").read_text(encoding="utf-8"))
+    assert saved["train_examples"] == 8 == record["train_examples"]
+    assert sorted(p.name for p in (again / "model").iterdir()) == ["metrics.json", "pos_head.safetensors", "zhbert_pos.json"]
+    assert [p.name for p in again.iterdir() if p.name.startswith(".")] == []  # no staging folder left
+    assert zhbert.load(str(again / "model"))(SENTENCES[0])
+
+    (again / "model" / "NOTES.md").write_text("mine\n", encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "zhbert.pos_on_segmenter", "--output-dir", str(again), "--max-steps", "1"],
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith(f"error: {again / 'model' / 'NOTES.md'}: not a file of a POS head")

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import torch
 
-from .heads.pos import head_state, pos_model, save_pos_folder
+from .heads.pos import check_pos_destination, head_state, pos_model, save_pos_folder
 
 
 def evaluate(tagger, max_eval_samples: int | None = None) -> tuple[dict, int]:
@@ -72,6 +72,10 @@ def train(
     from .training.finetune import FinetuneConfig, fine_tune
     from .training.lock import output_lock
 
+    out = Path(output_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out}: exists and is not a folder; --output-dir names the folder the head is saved in")
+    check_pos_destination(out / "model")  # before hours of training, not after
     torch.manual_seed(seed)
     seg_path = resolve_model_path(segmenter)
     seg = load_head(seg_path)
@@ -93,7 +97,6 @@ def train(
     )
     model = pos_model(seg, head)
     train_rows = data.train[:max_train_samples] if max_train_samples else data.train
-    out = Path(output_dir)
     start = time.time()
     with output_lock(out):
         fine_tune(
@@ -134,16 +137,22 @@ def train(
 def main(argv: list[str] | None = None) -> None:
     import argparse
 
+    from .recipes.arguments import run_cli
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--segmenter", default="cws", help="a bundled segmenter's name or a saved segmentation folder")
-    ap.add_argument("--output-dir", "--output-dir", default="runs/pos-on-cws", help="writes OUTPUT/model and its metrics.json")
+    ap.add_argument("--output-dir", default="runs/pos-on-cws", help="writes OUTPUT/model and its metrics.json")
     ap.add_argument("--epochs", type=float, default=2.0)
-    ap.add_argument("--learning-rate", "--learning-rate", type=float, default=3e-3)
+    ap.add_argument("--learning-rate", type=float, default=3e-3)
     ap.add_argument("--representation", default="scalar-mix", help="how the head reads the encoder's layers")
-    ap.add_argument("--max-train-samples", "--max-train-samples", type=int, default=None)
-    ap.add_argument("--max-steps", "--max-steps", type=int, default=-1)
-    ap.add_argument("--max-eval-samples", "--max-eval-samples", type=int, default=None)
+    ap.add_argument("--max-train-samples", type=int, default=None)
+    ap.add_argument("--max-steps", type=int, default=-1)
+    ap.add_argument("--max-eval-samples", type=int, default=None)
     args = ap.parse_args(argv)
+    run_cli(lambda: _report(args))
+
+
+def _report(args) -> None:
     r = train(args.segmenter, args.output_dir, args.epochs, args.learning_rate, args.representation, args.max_train_samples,
               args.max_steps, args.max_eval_samples)  # fmt: skip
     m = r["metrics"]

@@ -24,7 +24,18 @@ from ..models_registry import POS_MARKER
 from .config import HeadConfig
 from .model import ZhBertForTask, task_model_class
 
-__all__ = ["MARKER", "WEIGHTS", "FORMAT", "pos_model", "head_state", "save_pos_folder", "load_pos_folder", "attach_head", "vote"]
+__all__ = [
+    "MARKER",
+    "WEIGHTS",
+    "FORMAT",
+    "pos_model",
+    "head_state",
+    "check_pos_destination",
+    "save_pos_folder",
+    "load_pos_folder",
+    "attach_head",
+    "vote",
+]
 
 MARKER = POS_MARKER
 WEIGHTS = "pos_head.safetensors"
@@ -47,21 +58,49 @@ def head_state(model: ZhBertForTask) -> dict[str, torch.Tensor]:
     return {k: v for k, v in model.state_dict().items() if not k.startswith((model.base_model_prefix + ".", "word_features."))}
 
 
+#: every file a POS head's folder holds: a rerun replaces a folder of these, and nothing else
+OWN_FILES = (MARKER, WEIGHTS, "metrics.json")
+
+
+def check_pos_destination(output: Path) -> Path:
+    """Raise ``ValueError`` (one line naming the file) unless ``output`` is new, empty, or a POS head's folder
+    zhbert saved (which a rerun replaces whole): checked before training, so that no run ends in a refusal
+    or in a user's file written over."""
+    from ..destination import foreign_file
+
+    if output.is_symlink() or (output.exists() and not output.is_dir()):
+        raise ValueError(f"{output}: exists and is not a folder; choose another --output-dir")
+    entries = sorted(p.name for p in output.iterdir()) if output.is_dir() else []
+    stranger = next((name for name in entries if name not in OWN_FILES), None)
+    theirs = (
+        output / stranger
+        if stranger
+        else foreign_file(output, entries, MARKER, lambda r: isinstance(r, dict) and r.get("format") == FORMAT)
+    )
+    if theirs is not None:
+        raise ValueError(f"{theirs}: not a file of a POS head zhbert saved; a run would replace {output}: choose another --output-dir")
+    return output
+
+
 def save_pos_folder(model: ZhBertForTask, segmenter: str, segmenter_path: Path, output: Path, metrics: dict | None = None) -> Path:
+    """Write the head's folder (checked by :func:`check_pos_destination`); an earlier one is replaced only
+    once the new one is complete."""
     from safetensors.torch import save_file
 
-    output.mkdir(parents=True, exist_ok=True)
-    save_file({k: v.to(torch.float16).contiguous() for k, v in head_state(model).items()}, str(output / WEIGHTS))
-    (output / WEIGHTS).chmod(0o644)  # safetensors writes 0600; a shipped folder is read by others
+    from ..destination import staged_folder
+
+    check_pos_destination(output)
     record = {
         "format": FORMAT,
         "segmenter": segmenter,
         "segmenter_sha256": file_sha256(segmenter_path / "model.safetensors"),
         "head": model.head.to_dict(),
     }
-    (output / MARKER).write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
-    if metrics is not None:
-        (output / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=2), encoding="utf-8")
+    with staged_folder(output) as staging:
+        save_file({k: v.to(torch.float16).contiguous() for k, v in head_state(model).items()}, str(staging / WEIGHTS))
+        (staging / MARKER).write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
+        if metrics is not None:
+            (staging / "metrics.json").write_text(json.dumps(metrics, ensure_ascii=False, indent=2), encoding="utf-8")
     return output
 
 
