@@ -267,6 +267,11 @@ def destination_cases(tmp: Path, corpus: Path) -> list[Case]:
     out.append(Case("`static-embeddings -o vectors`, vectors holding a words.bin of the user's",
                     [*ZHBERT, "static-embeddings", "--output-dir", str(vectors.parent)], [str(vectors), "not a folder of vectors"],
                     survivors=[vectors]))  # fmt: skip
+    pos_notes = [_keep(tmp / "postag" / "model" / "config.json", '{"model_type": "bert"}\n')]
+    pos_notes.append(_keep(tmp / "postag" / "model" / "metrics.json", '{"accuracy": 0.9}\n'))
+    out.append(Case("`python -m zhbert.pos_on_segmenter --output-dir postag`, postag/model another tool's",
+                    [sys.executable, "-m", "zhbert.pos_on_segmenter", "--output-dir", str(tmp / "postag")],
+                    [str(pos_notes[0]), "not a file of a POS head zhbert saved"], survivors=pos_notes))  # fmt: skip
     a_file = _keep(tmp / "a_file", "not a folder\n")
     out.append(Case("`export` onto an existing file", [*ZHBERT, "export", "cws-fast", str(a_file)], [str(a_file), "not a folder"],
                     survivors=[a_file]))  # fmt: skip
