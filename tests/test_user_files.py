@@ -54,6 +54,9 @@ def test_a_conll_file_trains_scores_and_reloads(resume_conll, tiny_encoder, tmp_
     r = _train("ner", resume_conll, tiny_encoder, tmp_path / "run")
     assert r.returncode == 0, r.stderr[-3000:]
     assert "| 4/4 [" in r.stderr  # the training progress bar
+    tags = [line.split()[-1] for line in resume_conll.read_text(encoding="utf-8").splitlines() if line.strip()]
+    named = sum(tag.endswith("-NAME") for tag in tags)  # the count said is of characters, and says so
+    assert "entity types read from the file (tagged characters): " in r.stderr and f" NAME {named:,}," in r.stderr
     assert f"saved {tmp_path / 'run' / 'model'} " in r.stdout and str(tmp_path / "run" / "metrics.json") in r.stdout
     record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
     assert record["scored_on"] == "dev" and 0 <= record["score"] <= 1

@@ -245,7 +245,8 @@ def _check_inferred_types(found: dict[str, list[int]], scheme: str, path: str) -
                 f"({per_type[common[0]][0]:,}); pass types=[...] naming it to accept it",
             )
     if per_type:
-        logger.info("%s: entity types read from the file: %s", path, ", ".join(f"{t} ({c:,})" for t, (c, _) in sorted(per_type.items())))
+        counts = ", ".join(f"{t} {c:,}" for t, (c, _) in sorted(per_type.items()))
+        logger.info("%s: entity types read from the file (tagged characters): %s", path, counts)
     return sorted(per_type)
 
 
