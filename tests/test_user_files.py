@@ -383,8 +383,18 @@ def test_a_pair_csv_named_as_clue_names_its_columns(tmp_path, pairs_tsv):
     assert sorted((r["text_a"], r["text_b"]) for r in data.train + data.dev) == sorted((a, b) for a, b, _ in rows)
     path.write_text("a,b,label\n花呗怎么还款,花呗如何还钱,1\n", encoding="utf-8")
     pairs = "the two texts of a pair are read from text_a/text_b, sentence1/sentence2"
-    with pytest.raises(DataFormatError, match=rf"{path}:1: no column 'text_a' in 'a, b, label'; {pairs}"):
+    with pytest.raises(DataFormatError, match=rf"{path}:1: no column 'text_a' in 'a, b, label'; {pairs}") as refused:
         task_data_from_files("matching", str(path))
+    assert "header" not in str(refused.value)  # 'label' is a column zhbert reads: the row is a header
+    # the usual mistake: a CSV of pairs without a header row, its first pair read as one
+    path.write_text("花呗怎么还款,蚂蚁花呗如何还钱,1\n如何学好英语,怎么学好英语,1\n", encoding="utf-8")
+    headerless = rf"{path}:1: no column 'text_a' in '花呗怎么还款, 蚂蚁花呗如何还钱, 1'; {pairs}.*"
+    headerless += r"; a CSV's first row is its header: add one \(text_a,text_b,label\)"
+    with pytest.raises(DataFormatError, match=headerless):
+        task_data_from_files("matching", str(path))
+    path.write_text("这家店太好吃了,正面\n服务很差,负面\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"no column 'text' in '这家店太好吃了, 正面'.*add one \(text,label\) if it has none"):
+        task_data_from_files("tagging", str(path))
 
 
 def test_a_multi_label_file_trains_a_multi_label_tagger(tmp_path, datasets_dir, tiny_encoder):

@@ -634,7 +634,15 @@ def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[
     header, records = csv_records(io.StringIO(read_text(path)), path, MAX_LINE_CHARS)
     if not header:
         raise DataFormatError(path, 1, "no header row")
-    names = _column_names(task, header, text_column, label_column, path, 1, "column", notes)
+    known = {text_column, label_column, *TEXT_NAMES, *(n for names in PAIR_NAMES for n in names)}
+    try:
+        names = _column_names(task, header, text_column, label_column, path, 1, "column", notes)
+    except DataFormatError as e:
+        if known & set(header):
+            raise
+        # A first row naming no known column is most often data: a CSV without a header row.
+        want = "text_a,text_b,label" if task == "matching" else f"{text_column},{label_column}"
+        raise DataFormatError(path, 1, f"{e.problem}; a CSV's first row is its header: add one ({want}) if it has none") from None
     return [(lineno, [record[n].strip() for n in names]) for lineno, record in records]
 
 
