@@ -98,6 +98,29 @@ def test_label_studio_and_cluener_records_read(tmp_path):
     assert read_entity_json(str(cluener))[0]["spans"] == [("name", 0, 3)]
 
 
+def test_prodigy_records_read_and_rejected_ones_left_out(tmp_path):
+    """Prodigy's (and spaCy's) JSONL: ``{"text", "spans": [{"start", "end", "label"}], "answer"}``. Before, its records
+    had no 'label' and were all left out as unlabelled; an answer of reject or ignore is an annotator's no or skip."""
+    rows = [
+        {"text": "字节跳动在北京设立了研究院。", "spans": [{"start": 0, "end": 4, "label": "ORG"}, {"start": 5, "end": 7, "label": "LOC"}],
+         "answer": "accept"},
+        {"text": "张一鸣在北京。", "spans": [{"start": 0, "end": 3, "label": "PER", "text": "张一鸣", "token_start": 0, "token_end": 2}]},
+        {"text": "他今天很高兴。", "spans": [], "answer": "accept"},  # accepted with no entities: a text without any
+        {"text": "北京欢迎你。", "spans": [{"start": 0, "end": 1, "label": "LOC"}], "answer": "reject"},
+        {"text": "上海很大。", "spans": [{"start": 0, "end": 2, "label": "LOC"}], "answer": "ignore"},
+    ]  # fmt: skip
+    path = tmp_path / "prodigy.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    notes: list[str] = []
+    records = read_entity_json(str(path), notes)
+    assert [(r["line"], r["spans"]) for r in records] == [(1, [("ORG", 0, 4), ("LOC", 5, 7)]), (2, [("PER", 0, 3)]), (3, [])]
+    assert any("2 record(s) nobody labelled" in n and "line 4" in n for n in notes), notes
+    rows[1]["spans"][0]["text"] = "张一"  # a span's own text, when given, is checked against the record's
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{path}:2: PER span \[0, 3\) covers '张一鸣', not '张一'"):
+        read_entity_json(str(path))
+
+
 def test_a_tag_in_another_form_is_named_with_the_form_to_write(tmp_path, datasets_dir):
     """People's Daily NER tags rewritten as other tools write them: B_LOC, LOC-B, b-loc."""
     lines = _lines(datasets_dir / "peoples_daily_ner" / "example.dev", 400)

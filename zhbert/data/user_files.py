@@ -10,6 +10,7 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
   ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``, or
+  Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
   run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
   ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
 * ``cws``: ``words`` - one sentence per line, words separated by spaces.
@@ -241,6 +242,12 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
             spans = [(x[2], x[0], x[1], None) if isinstance(x, list) and len(x) == 3 else (None, None, None, None) for x in label]
         elif isinstance(rec.get("entities"), list):  # doccano's newer export; CBLUE's CMeEE
             spans = [_listed_entity(e) for e in rec["entities"]]
+        elif isinstance(rec.get("spans"), list):  # Prodigy's (and spaCy's JSONL): [{"start", "end", "label"}]
+            if rec.get("answer") in ("reject", "ignore"):  # an annotator's "wrong" or "skip": nobody's labels
+                return None
+            spans = [
+                (e.get("label"), e.get("start"), e.get("end"), e.get("text")) if isinstance(e, dict) else (None,) * 4 for e in rec["spans"]
+            ]
         elif label is None and "entities" not in rec and not any(k in rec for k in ("label", "labels")):
             return None  # no label at all (as in CLUENER's test file): not a text without entities
         elif label is None:
