@@ -230,6 +230,25 @@ def test_forced_entities_take_their_type():
         zhbert.load("ner", user_dict=["华为\tCOMPANY"])
 
 
+def test_a_jieba_dictionary_gives_names_their_types(tmp_path, caplog):
+    """A jieba user dictionary (word, frequency, part of speech) read by an entity model: nt, nr and ns are the
+    ORG, PER and LOC they name; its other words are left to the model and said. Before, its first line was refused."""
+    text = "字节跳动创始人张一鸣在深圳谈抖音。"
+    plain = {(s.text, s.label) for s in zhbert.load("ner")(text)}
+    assert ("字节跳动", "ORG") not in plain  # what the dictionary must change
+    path = tmp_path / "userdict.txt"
+    path.write_text("字节跳动 3 nt\n张一鸣 5 nr\n抖音 n\n深圳 ns\n张 nr1\n", encoding="utf-8")
+    with caplog.at_level("WARNING", logger="zhbert"):
+        ner = zhbert.load("ner", user_dict=str(path))
+    assert f"{path}: 3 of 5 words forced as entities; the other 2, which have no entity type (the first: '抖音' at {path}:3)" in caplog.text
+    spans = {(s.text, s.label) for s in ner(text) if s.forced}
+    assert spans == {("字节跳动", "ORG"), ("张一鸣", "PER"), ("深圳", "LOC")}
+    with pytest.raises(ValueError, match=r"input 1: '华为' is tagged 'n', a part of speech that names none"):
+        zhbert.load("ner", user_dict=["华为 n"])  # nothing it could force: refused, as a list without types is
+    with pytest.raises(ValueError, match=r"input 2: type 'ORGG' of '华为' is not one of this model's types"):
+        zhbert.load("ner", user_dict=["腾讯 nt", "华为\tORGG"])  # a typo is no part of speech: refused
+
+
 def test_prefer_needs_a_lexicon_head_and_modes_are_checked(tiny_encoder, tokenizer, tmp_path):
     from zhbert.heads import HeadConfig, new_head, save_head
 

@@ -7,6 +7,8 @@ A dictionary line is what users of jieba, pkuseg, HanLP and LTP already write::
     word FREQ TAG             jieba's own dict.txt: frequency and part of speech
     word<TAB>TYPE             a typed word for NER (PER, LOC, ORG, ... of the model)
 
+An entity model reads a name's part of speech as its type (``nr``: PER, ``ns``: LOC, ``nt``: ORG).
+
 Columns are split at tabs when the line has one (so a word may then hold spaces), at
 whitespace otherwise. A column of digits is the frequency, a name is the tag; each at most
 once, in either order. What other toolkits silently get wrong is handled on purpose: a
@@ -31,7 +33,7 @@ from typing import Iterable, NamedTuple
 from .errors import DataFormatError, clip
 from .file_encoding import SNIFF_BYTES, binary_file_kind, not_utf8_advice, utf16_problem
 
-__all__ = ["DictEntry", "Dictionary", "read_dictionary", "jieba_dictionary_path", "MAX_WORD_CHARS"]
+__all__ = ["DictEntry", "Dictionary", "read_dictionary", "jieba_dictionary_path", "entity_type_of_tag", "MAX_WORD_CHARS"]
 
 MAX_WORD_CHARS = 100  # longer "words" are almost always a misplaced sentence
 MAX_DICTIONARY_BYTES = 512 * 2**20  # 512 MB: about 40 M entries; a bigger file is refused before it is read
@@ -157,6 +159,34 @@ class Dictionary:
             if word not in out.entries or entry.freq is not None or entry.tag is not None:
                 out.entries[word] = entry
         return out
+
+
+#: part-of-speech tags as user dictionaries carry them: jieba's, People's Daily's (PKU) and ICTCLAS / HanLP's
+POS_TAGS = frozenset(
+    "a ad ag al an b bl c cc d df dg dl e eng f g gb gbc gc gg gi gm gp h i j k l m mg mq n nb nba nbc nbp nf ng nh "
+    "nhd nhm ni nic nis nit nl nm nmc nn nnd nnt nr nr1 nr2 nrf nrfg nrj nrt ns nsf nt ntc ntcb ntcf ntch nth nto "
+    "nts ntu nx nz o p pba pbei q qg qt qv r rg rr ry rys ryt ryv rz rzs rzt rzv s t tg u ud ude1 ude2 ude3 udeng "
+    "udh ug uguo uj ul ule ulian uls usuo uv uyy uz uzhe uzhi v vd vf vg vi vl vn vq vshi vx vyou w x xe xs xu xx "
+    "y yg z zg".split()
+)
+#: the tags of whole names among them (jieba, PKU, ICTCLAS and HanLP agree on nr, ns and nt), and the entity types
+#: a model may call them; nr1 and nr2 (a surname alone, a given name alone) name no entity
+NAME_TAGS = {
+    **dict.fromkeys(("nr", "nrf", "nrfg", "nrj", "nrt"), ("PER", "name")),
+    **dict.fromkeys(("ns", "nsf"), ("LOC", "address")),
+    **dict.fromkeys(("nt", "ntc", "ntcb", "ntcf", "ntch", "nth", "nto", "nts", "ntu"), ("ORG", "organization")),
+}
+
+
+def entity_type_of_tag(tag: str | None, types) -> str | None | bool:
+    """What an entity model makes of a dictionary word's ``tag``: one of its ``types`` (the tag itself, or the type
+    a name's part of speech stands for, as ``字节跳动 3 nt`` in a jieba dictionary), ``None`` for a word it does not
+    force (no tag, or a part of speech that names no entity of the model), ``False`` for a tag it cannot read."""
+    if tag is None or tag in types:
+        return tag
+    if tag.lower() not in POS_TAGS:  # Ng, Vg: People's Daily capitalises the morphemes
+        return False
+    return next((t for t in NAME_TAGS.get(tag, ()) if t in types), None)
 
 
 def jieba_dictionary_path() -> Path:

@@ -69,7 +69,9 @@ def predict(
         help="torch; int8 (CPU: linear layers in int8, faster, slightly different answers); onnx, onnx-int8 (exported with --onnx)",
     ),
     user_dict: Optional[str] = typer.Option(
-        None, "--user-dict", help="segmentation and NER: a dictionary file (word, 'word FREQ [POS]', or word<TAB>TYPE for NER)"
+        None,
+        "--user-dict",
+        help="segmentation and NER: a dictionary file (word, 'word FREQ [POS]', or word<TAB>TYPE for NER; nr/ns/nt are PER/LOC/ORG)",
     ),
     dict_mode: str = typer.Option("force", "--dict-mode", help="force (listed words always whole) or prefer (a lexicon head weighs them)"),
     web_units: str = typer.Option(

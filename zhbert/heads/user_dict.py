@@ -34,7 +34,8 @@ import numpy as np
 import torch
 
 from ..crf import FORBIDDEN
-from ..dictionary import DictEntry, Dictionary, gc_paused
+from ..dictionary import DictEntry, Dictionary, entity_type_of_tag, gc_paused
+from ..errors import warn
 from ..tags import SCHEMES, parse_tag
 
 __all__ = ["DICT_MODES", "ForcedWords", "TokenConstraints", "constrained_decode"]
@@ -164,16 +165,29 @@ class ForcedWords:
             keys = [fold_traditional(w) for w in words]
         if not self.typed:
             return keys, [None] * len(keys)
-        for word, tag, line in zip(words, tags, lines):
-            if tag is None or tag not in types:
+        kept_keys, kept_types, untyped = [], [], []
+        for key, word, tag, line in zip(keys, words, tags, lines):
+            typ = entity_type_of_tag(tag, types)
+            if typ is False:
                 where = dictionary.where(DictEntry(word, None, tag, line))
-                if tag is None:
-                    raise ValueError(
-                        f"{where}: {word!r} has no type; an entity model forces typed words "
-                        f"(word<TAB>TYPE), this model's types: {', '.join(types)}"
-                    )
                 raise ValueError(f"{where}: type {tag!r} of {word!r} is not one of this model's types: {', '.join(types)}")
-        return keys, list(tags)
+            if typ is None:
+                untyped.append((word, tag, line))
+            else:
+                kept_keys.append(key)
+                kept_types.append(typ)
+        if untyped:
+            word, tag, line = untyped[0]
+            where = dictionary.where(DictEntry(word, None, tag, line))
+            what = "has no type" if tag is None else f"is tagged {tag!r}, a part of speech that names none of this model's types"
+            typed = f"word<TAB>TYPE, or a name's part of speech nr, ns or nt; this model's types: {', '.join(types)}"
+            if not kept_keys:  # the dictionary would change nothing
+                raise ValueError(f"{where}: {word!r} {what}; an entity model forces typed words ({typed})")
+            warn(
+                f"{dictionary.source}: {len(kept_keys):,} of {len(keys):,} words forced as entities; the other "
+                f"{len(untyped):,}, which have no entity type (the first: {word!r} at {where}), are left to the model ({typed})"
+            )
+        return kept_keys, kept_types
 
     def _found(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Every dictionary word's occurrences in ``texts`` (already folded), overlapping ones too:
