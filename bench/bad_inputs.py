@@ -57,6 +57,10 @@ CORPUS_JSONL = '{"id": "1", "title": "北京", "text": "北京是中国的首都
 TOKENS_JSONL = (  # run_ner.py's form, as Dataset.to_json writes the hub's NER datasets with names
     '{"tokens": ["中", "国", "人"], "ner_tags": ["B-LOC", "I-LOC", "O"]}\n{"tokens": ["北", "京"], "ner_tags": ["B-LOC", "I-LOC"]}\n'
 )
+PRODIGY_JSONL = (  # Prodigy's (and spaCy's) form: character spans, an annotator's answer
+    '{"text": "字节跳动在北京", "spans": [{"start": 0, "end": 4, "label": "ORG"}, {"start": 5, "end": 7, "label": "LOC"}], '
+    '"answer": "accept"}\n{"text": "张一鸣来了", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}\n'
+)
 #: the hub's pair files: (sentence1, sentence2, label as a ClassLabel number)
 PARQUET_PAIRS = [("花呗怎么还款", "花呗如何还钱", 1), ("今天天气怎么样", "北京在哪里", 0), ("如何学好英语", "怎么学好英语", 1)]
 
@@ -101,6 +105,7 @@ def readers():
         "own tagging (csv)": (lambda p: task_data_from_files("tagging", p), "waimai.csv", TAG_CSV, True),
         "corpus (jsonl)": (data.read_corpus, "wiki.jsonl", CORPUS_JSONL, True),
         "own ner (tokens jsonl)": (lambda p: task_data_from_files("ner", p), "train.json", TOKENS_JSONL, True),
+        "own ner (prodigy jsonl)": (lambda p: task_data_from_files("ner", p), "annotations.jsonl", PRODIGY_JSONL, True),
         "own matching (parquet)": (lambda p: task_data_from_files("matching", p), "train.parquet", parquet_pairs(), False),
     }
 
@@ -181,6 +186,11 @@ def mutations(name: str, good: str):
         yield "a tag short", with_line(row.replace(', "O"]', "]")), first
         yield "tokens without tags", with_line(row.split(', "ner_tags"')[0] + "}"), first
         yield "I- continuing nothing", with_line(row.replace('"B-LOC"', '"I-PER"')), first
+    if name == "own ner (prodigy jsonl)":
+        yield "a span past the text's end", with_line(row.replace('"end": 7', '"end": 9')), first
+        yield "a span without a label", with_line(row.replace(', "label": "ORG"', "")), first
+        yield "a start written as text", with_line(row.replace('"start": 0', '"start": "0"')), first
+        yield "spans that are not a list", with_line(row.replace('"spans": [', '"spans": {"x": [', 1).replace("}], ", "}]}, ", 1)), first
     if name == "cluener":
         yield "position is a number", with_line(row.replace("[[0, 2]]", "5")), first
         yield "position is null", with_line(row.replace("[[0, 2]]", "null")), first

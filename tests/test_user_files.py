@@ -119,6 +119,10 @@ def test_prodigy_records_read_and_rejected_ones_left_out(tmp_path):
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     with pytest.raises(DataFormatError, match=rf"{path}:2: PER span \[0, 3\) covers '张一鸣', not '张一'"):
         read_entity_json(str(path))
+    for key in ("spans", "entities"):  # not a list: once read as no entities (entities) or nobody's labels (spans)
+        path.write_text(json.dumps({"text": "北京", key: {"LOC": [[0, 2]]}}, ensure_ascii=False) + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"{path}:1: '{key}' should be a list of entities, found"):
+            read_entity_json(str(path))
 
 
 def test_a_tag_in_another_form_is_named_with_the_form_to_write(tmp_path, datasets_dir):

@@ -240,15 +240,14 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
             ]
         elif isinstance(label, list):  # doccano: [[start, end, type]]
             spans = [(x[2], x[0], x[1], None) if isinstance(x, list) and len(x) == 3 else (None, None, None, None) for x in label]
-        elif isinstance(rec.get("entities"), list):  # doccano's newer export; CBLUE's CMeEE
-            spans = [_listed_entity(e) for e in rec["entities"]]
-        elif isinstance(rec.get("spans"), list):  # Prodigy's (and spaCy's JSONL): [{"start", "end", "label"}]
-            if rec.get("answer") in ("reject", "ignore"):  # an annotator's "wrong" or "skip": nobody's labels
+        elif "entities" in rec or "spans" in rec:  # doccano's newer export, CBLUE's CMeEE; Prodigy's (and spaCy's)
+            key = "entities" if "entities" in rec else "spans"
+            if not isinstance(rec[key], list):
+                raise DataFormatError(path, line, f"{key!r} should be a list of entities, found {clip(rec[key])}")
+            if key == "spans" and rec.get("answer") in ("reject", "ignore"):  # an annotator's "wrong" or "skip"
                 return None
-            spans = [
-                (e.get("label"), e.get("start"), e.get("end"), e.get("text")) if isinstance(e, dict) else (None,) * 4 for e in rec["spans"]
-            ]
-        elif label is None and "entities" not in rec and not any(k in rec for k in ("label", "labels")):
+            spans = [_listed_entity(e) for e in rec[key]]
+        elif label is None and not any(k in rec for k in ("label", "labels")):
             return None  # no label at all (as in CLUENER's test file): not a text without entities
         elif label is None:
             spans = []
@@ -270,16 +269,19 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
 
 
 def _listed_entity(entity) -> tuple:
-    """``(type, start, end, mention)`` of one item of a record's ``entities``: doccano's
-    ``{"label", "start_offset", "end_offset"}``, or CBLUE's CMeEE ``{"type", "start_idx", "end_idx",
-    "entity"}``, whose end is inclusive (its mention, checked against the text, shows the span)."""
+    """``(type, start, end, mention)`` of one item of a record's ``entities`` or ``spans``: doccano's
+    ``{"label", "start_offset", "end_offset"}``, CBLUE's CMeEE ``{"type", "start_idx", "end_idx",
+    "entity"}``, whose end is inclusive (its mention, checked against the text, shows the span), or
+    Prodigy's ``{"start", "end", "label"}`` (with its ``text``, when given, checked too)."""
     if not isinstance(entity, dict):
         return (None,) * 4
     if "start_idx" in entity:
         end = entity.get("end_idx")
         inclusive_end = isinstance(end, int) and not isinstance(end, bool)
         return entity.get("type"), entity.get("start_idx"), end + 1 if inclusive_end else None, entity.get("entity")
-    return entity.get("label"), entity.get("start_offset"), entity.get("end_offset"), None
+    if "start_offset" in entity:
+        return entity.get("label"), entity.get("start_offset"), entity.get("end_offset"), None
+    return entity.get("label"), entity.get("start"), entity.get("end"), entity.get("text")
 
 
 def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = None) -> list[dict]:
