@@ -987,3 +987,44 @@ def test_bilou_tags_read_as_the_bioes_they_are(tmp_path, datasets_dir):
 
     expected = entities(bio)
     assert entities(conll) == entities(conll, file_format="conll-words") == entities(tokens) == expected
+
+
+def test_similarity_scores_train_a_regression_head(datasets_dir, tiny_encoder, tmp_path):
+    """STS-B zh's pairs with their 0-5 scores written with a fraction (3.0, as a float column saves): a similarity
+    score, one output scored by correlation, as run_glue.py reads a float label column. Before, every distinct score
+    was a class (4.2 and 4.4 two unrelated labels). Whole numbers stay classes, said; a later file's label that is
+    no number is refused at its line; a saved regression head scores a test file of scores."""
+    lines = [line.rstrip("\n").split("\t") for line in _lines(datasets_dir / "sts_b_zh" / "sts-b-train.txt", 80)]
+    whole = tmp_path / "whole.tsv"
+    whole.write_text("".join(f"{a}\t{b}\t{s}\n" for a, b, s in lines), encoding="utf-8")
+    data = task_data_from_files("matching", str(whole))
+    assert not data.regression and data.labels == sorted({s for *_, s in lines}) and len(data.labels) > 2
+    assert any(f"read as {len(data.labels)} classes; similarity scores are read as scores" in n for n in data.notes)
+
+    scored = tmp_path / "scored.tsv"
+    scored.write_text("".join(f"{a}\t{b}\t{int(s):.1f}\n" for a, b, s in lines), encoding="utf-8")
+    data = task_data_from_files("matching", str(scored))
+    assert data.regression and data.labels == ["score"]
+    assert sorted(r["label"] for r in data.train + data.dev) == sorted(float(s) for *_, s in lines)
+    assert any("labels read as similarity scores (0 to 5" in n for n in data.notes), data.notes
+    bad = tmp_path / "bad.tsv"
+    bad.write_text(f"{lines[0][0]}\t{lines[0][1]}\t3.5\n{lines[1][0]}\t{lines[1][1]}\t高\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{bad}:2: label '高' is not a number; the training file's labels are similarity"):
+        task_data_from_files("matching", str(scored), validation_file=str(bad))
+    binary = tmp_path / "binary.tsv"  # two values, written as floats: still two classes
+    binary.write_text("".join(f"{a}\t{b}\t{float(int(s) > 2)}\n" for a, b, s in lines), encoding="utf-8")
+    assert task_data_from_files("matching", str(binary)).labels == ["0.0", "1.0"]
+
+    r = _train("matching", scored, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    record = json.loads((tmp_path / "run" / "metrics.json").read_text(encoding="utf-8"))
+    assert record["headline"] == "pearson" and set(record["metrics"]) >= {"pearson", "spearman"}
+    match = zhbert.load(str(tmp_path / "run" / "model"))((lines[0][0], lines[0][1]))
+    assert match.label == "score" and isinstance(match.score, float) and match.scores == ()
+    ev = subprocess.run(
+        [sys.executable, "-m", "zhbert", "train", "matching", "--evaluate-only", str(tmp_path / "run" / "model"),
+         "--test-file", str(scored), "--output-dir", str(tmp_path / "ev")],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert ev.returncode == 0, ev.stderr[-3000:]
+    assert json.loads((tmp_path / "ev" / "metrics.json").read_text(encoding="utf-8"))["headline"] == "pearson"

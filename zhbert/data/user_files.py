@@ -20,6 +20,7 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form).
 * ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` and ``jsonl`` - columns or keys
   ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
+  Labels that are numbers written with a fraction (more than two values) are similarity scores: a regression head.
 * ``tagging`` and ``matching`` also read ``parquet``, the form the Hugging Face hub serves datasets in:
   the columns as the keys of ``jsonl``, a ClassLabel's numbers read as its names, -1 (no label) left out.
 * ``ner``, ``tagging`` and ``matching`` read ``arrow``, a folder ``Dataset.save_to_disk`` wrote, as they
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import io
 import logging
+import math
 import random
 import re
 from pathlib import Path
@@ -805,14 +807,45 @@ def labelled_rows(
     notes: list[str] | None = None,
     label_separator: str = "",
     multi_label: bool = False,
+    scores: bool = False,
 ) -> list[dict]:
     """The rows of a ``tagging`` or ``matching`` file (formats above), each label an index of
-    ``labels`` (``multi_label``: a list of them, ``"labels"``): a label not among them is an error
-    at its line, naming ``whose`` labels they are. What was read otherwise than as a row (a TSV
-    header) is said in ``notes``."""
+    ``labels`` (``multi_label``: a list of them, ``"labels"``; ``scores``: a pair's similarity, a
+    number): a label not among them is an error at its line, naming ``whose`` labels they are. What
+    was read otherwise than as a row (a TSV header) is said in ``notes``."""
     fmt = _format(task, path, file_format)
     rows = _labelled(path, task, fmt, text_column, label_column, notes, label_separator)
-    return _indexed(rows, labels, path, task, whose, multi_label)
+    return _scored(rows, path, whose) if scores else _indexed(rows, labels, path, task, whose, multi_label)
+
+
+def _are_scores(rows: list[tuple[int, list[str]]]) -> bool:
+    """Whether a pair file's labels are similarity scores: numbers, one at least written with a fraction (4.2, 3.0),
+    as Hugging Face's run_glue.py tells regression from classes by a float label column, and more than two values
+    (0 / 1, or 0.0 / 1.0 as pandas may write them, stay two classes)."""
+    fractional, values = False, set()
+    for _, cells in rows:
+        label = cells[-1]
+        if isinstance(label, list) or not _is_number(label):
+            return False
+        fractional = fractional or not label.lstrip("+-").isdigit()
+        values.add(float(label))
+    return fractional and len(values) > 2
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
+
+
+def _scored(rows: list[tuple[int, list[str]]], path: str, whose: str) -> list[dict]:
+    out = []
+    for lineno, cells in rows:
+        if isinstance(cells[-1], list) or not _is_number(cells[-1]):
+            raise DataFormatError(path, lineno, f"label {clip(cells[-1])} is not a number; {whose} are similarity scores")
+        out.append({"text_a": cells[0], "text_b": cells[1], "label": float(cells[-1])})
+    return out
 
 
 # --- the splits ------------------------------------------------------------------------------------
@@ -860,7 +893,7 @@ def task_data_from_files(
             _check_given(path, f"--{role}-file")
     fmt = _format(task, train_file, file_format)
     notes = [f"train: {train_file} ({fmt})"]
-    scheme, multi_label = None, False
+    scheme, multi_label, regression = None, False, False
     mapping = _entity_map(task, entity_map)
     if task == "ner":
         train, scheme = _ner_rows(train_file, fmt, notes)
@@ -902,17 +935,28 @@ def task_data_from_files(
     else:
         raw = _labelled(train_file, task, fmt, text_column, label_column, notes, label_separator)
         multi_label = any(isinstance(cells[-1], list) for _, cells in raw)
+        regression = task == "matching" and _are_scores(raw)
         labels = sorted({label for _, cells in raw for label in (cells[-1] if isinstance(cells[-1], list) else [cells[-1]])})
-        if len(labels) < 2:
+        if regression:
+            train = _scored(raw, train_file, "the training file's labels")
+            values = [r["label"] for r in train]
+            notes.append(
+                f"labels read as similarity scores ({min(values):g} to {max(values):g}, written with a fraction): one real-valued "
+                "output, scored by Pearson and Spearman correlation"
+            )
+            labels = ["score"]
+        elif len(labels) < 2:
             raise DataFormatError(train_file, None, f"one label only ({labels[0] if labels else ''!r}): a classifier needs at least two")
         if multi_label:
             several = sum(isinstance(cells[-1], list) and len(cells[-1]) > 1 for _, cells in raw)
             notes.append(
                 f"multi-label: {len(labels)} labels, {several:,} of {len(raw):,} texts with several; thresholds tuned on the dev split"
             )
-        else:
+        elif not regression:
             _check_labels_are_labels(train_file, raw, labels, fmt)
-        train = _indexed(raw, labels, train_file, task, multi_label=multi_label)
+        if not regression:
+            train = _indexed(raw, labels, train_file, task, multi_label=multi_label)
+            _say_numbered_classes(task, labels, notes)
 
         def read(path):
             return labelled_rows(
@@ -926,6 +970,7 @@ def task_data_from_files(
                 notes,
                 label_separator,
                 multi_label,
+                regression,
             )
 
     if validation_file:
@@ -946,8 +991,28 @@ def task_data_from_files(
     name = f"{task}-{Path(train_file).stem}"
     words = {w for r in train for w in r["words"]} if task in ("cws", "pos") else None
     return TaskData(
-        name, labels, train, dev, test, scheme=scheme, eval_split=eval_split, notes=notes, train_words=words, multi_label=multi_label
+        name,
+        labels,
+        train,
+        dev,
+        test,
+        scheme=scheme,
+        eval_split=eval_split,
+        notes=notes,
+        train_words=words,
+        multi_label=multi_label,
+        regression=regression,
     )
+
+
+def _say_numbered_classes(task: str, labels: list[str], notes: list[str]) -> None:
+    """Whole numbers of a pair file, more than two of them, read as classes: said, for they may be scores (STS-B zh
+    writes its 0 to 5 so)."""
+    if task == "matching" and len(labels) > 2 and all(label.isdigit() for label in labels):
+        notes.append(
+            f"labels {', '.join(sorted(labels, key=int))} read as {len(labels)} classes; similarity scores are read as "
+            "scores (one output, correlations) when written with a fraction (3.0)"
+        )
 
 
 def test_data_from_file(
@@ -1001,8 +1066,17 @@ def test_data_from_file(
             raise DataFormatError(test_file, None, f"tags {unknown} are not among {model}'s ({len(known)} tags)")
     else:
         rows = labelled_rows(
-            task, test_file, head.labels, whose, file_format, text_column, label_column, notes, label_separator, head.multi_label
-        )
+            task, test_file, head.labels, whose, file_format, text_column, label_column, notes, label_separator, head.multi_label,
+            head.regression,
+        )  # fmt: skip
     return TaskData(
-        f"{task}-{Path(test_file).stem}", list(head.labels), [], [], rows, scheme=scheme, multi_label=head.multi_label, notes=notes
+        f"{task}-{Path(test_file).stem}",
+        list(head.labels),
+        [],
+        [],
+        rows,
+        scheme=scheme,
+        multi_label=head.multi_label,
+        regression=head.regression,
+        notes=notes,
     )
