@@ -180,6 +180,13 @@ def test_fill_mask_cli(tiny_encoder):
     assert (m["start"], m["end"]) == (3, 9) and len(m["candidates"]) == 2
     r = _zhbert("fill-mask", "--model", str(tiny_encoder), "没有遮盖")
     assert r.returncode == 1 and "no [MASK]" in r.stderr
+    # "-": texts from stdin, a JSON line each in order (a blank line answers with none); a bad line named by number
+    texts = ["我爱北[MASK]。", "", "[MASK]国人民", "迈向充满希望的新世纪"]
+    r = _zhbert("fill-mask", "--model", str(tiny_encoder), "--top-k", "1", "-", stdin="\n".join(texts) + "\n")
+    assert r.returncode == 1 and "<stdin>:4: the text has no [MASK] to fill" in r.stderr, r.stderr[-2000:]
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["text"] for o in out] == texts[:3] and [len(o["masks"]) for o in out] == [1, 0, 1]
+    assert (out[2]["masks"][0]["start"], out[2]["masks"][0]["end"]) == (0, 6)
     r = _zhbert("train", "poetry")
     assert r.returncode == 1 and "unknown task" in r.stderr
 

@@ -178,7 +178,7 @@ def predict(
 
 @app.command("fill-mask")
 def fill_mask(
-    text: str = typer.Argument(..., help="text with one or more [MASK]"),
+    text: str = typer.Argument(..., help="text with one or more [MASK]; - reads texts from standard input, one a line"),
     model: str = typer.Option("base", "--model", help="bundled model name or a masked-LM folder"),
     top_k: int = typer.Option(5, help="candidates per [MASK]"),
     order: str = typer.Option("confident", help="several masks: confident (most confident first), left-to-right or all-at-once"),
@@ -191,9 +191,31 @@ def fill_mask(
         pred = load(model)
         if not isinstance(pred, MaskedLM):
             _fail(f"{model}: not a masked language model (it is a {type(pred).__name__})")
-        result = pred.fill_mask(text, top_k=top_k, order=order)
     except (ZhbertError, OSError, ValueError, TypeError) as e:
         _fail(str(e))
+    if text != "-":
+        _fill_one(pred, text, top_k, order, "")
+        return
+    # "-": a JSON line for each line, as it is read (memory stays that of one line), as predict does
+    from ..errors import DataFormatError
+    from .predict_inputs import input_lines
+
+    try:
+        for lineno, line in input_lines("-"):
+            _fill_one(pred, line, top_k, order, f"<stdin>:{lineno}: ")
+    except DataFormatError as e:
+        _fail(str(e))
+
+
+def _fill_one(pred, text: str, top_k: int, order: str, where: str) -> None:
+    """One text's masks as a JSON line; a blank line read from stdin answers with none, so that output line N is
+    input line N's."""
+    from ..errors import ZhbertError
+
+    try:
+        result = pred.fill_mask(text, top_k=top_k, order=order) if text.strip() or not where else []
+    except (ZhbertError, ValueError, TypeError) as e:
+        _fail(f"{where}{e}")
     typer.echo(json.dumps({"text": text, "masks": [m.to_dict() for m in result]}, ensure_ascii=False))
 
 

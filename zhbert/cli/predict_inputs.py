@@ -90,7 +90,7 @@ def hub_inputs(file: str, pairs: bool, text_column: str):
         yield (row, *_keyed_input(record, file, row, names))
 
 
-def _input_lines(file: str):
+def input_lines(file: str):
     """(line number, line) of a UTF-8 file or stdin, streamed: a line is read with a byte cap, so
     memory stays bounded whatever the input (a stream with no newline is refused at the cap, not
     read whole); errors name file:line. A lone CR also ends a line."""
@@ -152,7 +152,7 @@ def read_inputs(file: str, pairs: bool, jsonl: bool = False, text_column: str = 
 
     name = "<stdin>" if file == "-" else file
     seen_text, names = False, []
-    for lineno, line in _input_lines(file):
+    for lineno, line in input_lines(file):
         if len(line) > MAX_PREDICT_LINE:  # one text is held in memory whole with all its tokens
             problem = (
                 f"line of {len(line):,} characters: predict takes up to {MAX_PREDICT_LINE:,} per line ({clip(line, 40)}); "
@@ -207,7 +207,7 @@ def csv_inputs(file: str, pairs: bool, text_column: str):
     from ..data.csv_rows import csv_records
 
     name = "<stdin>" if file == "-" else file
-    header, records = csv_records((line + "\n" for _, line in _input_lines(file)), name, MAX_PREDICT_LINE)
+    header, records = csv_records((line + "\n" for _, line in input_lines(file)), name, MAX_PREDICT_LINE)
     names = _text_names(dict.fromkeys(header), pairs, text_column, name, 1, "column")
     for start, record in records:
         yield (start, *_keyed_input(record, name, start, names))
@@ -231,7 +231,7 @@ def conll_inputs(file: str, conllu: bool = False):
     name = "<stdin>" if file == "-" else file
     tokens: list[str] = []
     first = chars = 0
-    for lineno, line in _input_lines(file):
+    for lineno, line in input_lines(file):
         if not line.strip() or (not conllu and is_document_marker(line)):
             if tokens:
                 yield first, "".join(tokens), {TOKENS_KEY: tokens}
