@@ -1028,3 +1028,15 @@ def test_similarity_scores_train_a_regression_head(datasets_dir, tiny_encoder, t
     )  # fmt: skip
     assert ev.returncode == 0, ev.stderr[-3000:]
     assert json.loads((tmp_path / "ev" / "metrics.json").read_text(encoding="utf-8"))["headline"] == "pearson"
+    # its predictions as text are scores training reads back as scores (once: the word 'score' on every line)
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("".join(f"{a}\t{b}\n" for a, b, _ in lines[:20]), encoding="utf-8")
+    predicted = subprocess.run(
+        [sys.executable, "-m", "zhbert", "predict", "--model", str(tmp_path / "run" / "model"), "--output-format", "text", str(pairs)],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert predicted.returncode == 0, predicted.stderr[-3000:]
+    rows = [line.split("\t") for line in predicted.stdout.splitlines()]
+    assert [r[:2] for r in rows] == [[a, b] for a, b, _ in lines[:20]] and all(re.fullmatch(r"-?\d+\.\d{4}", r[2]) for r in rows)
+    (tmp_path / "again.tsv").write_text(predicted.stdout, encoding="utf-8")
+    assert task_data_from_files("matching", str(tmp_path / "again.tsv")).regression

@@ -10,7 +10,7 @@ that read them:
 * NER: CoNLL, a character (or a CoNLL input's token) and its BIO tag a line, a blank line after
   each text; whitespace, which a CoNLL line cannot hold, is left out;
 * tagging: ``text<TAB>label`` (several labels joined by ``,``: ``--label-separator ,`` reads them);
-* matching: ``text_a<TAB>text_b<TAB>label``;
+* matching: ``text_a<TAB>text_b<TAB>label`` (a similarity model's score, to four decimals);
 * fill-mask: the text with each ``[MASK]`` filled by its best candidate.
 
 A prediction the form cannot hold (a word with a space in it, a text with a tab) is an error for
@@ -68,8 +68,8 @@ def text_lines(pred, item, result, kept: dict) -> list[str]:
         return _conll(item, result, kept.get(TOKENS_KEY))
     if isinstance(pred, Classifier):
         return [_tsv_cells(item, LABEL_SEPARATOR.join(label.label for label in result.labels))]
-    if isinstance(pred, Matcher):
-        return [_tsv_cells(item[0], item[1], result.label)]
+    if isinstance(pred, Matcher):  # a similarity score with its fraction, which training reads back as a score
+        return [_tsv_cells(item[0], item[1], f"{result.score:.4f}" if pred.head.regression else result.label)]
     if isinstance(pred, MaskedLM):
         return [_filled(item, result)]
     raise ValueError(f"{type(pred).__name__} has no text form: use --output-format jsonl")

@@ -20,7 +20,7 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form).
 * ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` and ``jsonl`` - columns or keys
   ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
-  Labels that are numbers written with a fraction (more than two values) are similarity scores: a regression head.
+  Labels that are numbers written with a fraction (not only 0.0 and 1.0) are similarity scores: a regression head.
 * ``tagging`` and ``matching`` also read ``parquet``, the form the Hugging Face hub serves datasets in:
   the columns as the keys of ``jsonl``, a ClassLabel's numbers read as its names, -1 (no label) left out.
 * ``ner``, ``tagging`` and ``matching`` read ``arrow``, a folder ``Dataset.save_to_disk`` wrote, as they
@@ -820,8 +820,8 @@ def labelled_rows(
 
 def _are_scores(rows: list[tuple[int, list[str]]]) -> bool:
     """Whether a pair file's labels are similarity scores: numbers, one at least written with a fraction (4.2, 3.0),
-    as Hugging Face's run_glue.py tells regression from classes by a float label column, and more than two values
-    (0 / 1, or 0.0 / 1.0 as pandas may write them, stay two classes)."""
+    as Hugging Face's run_glue.py tells regression from classes by a float label column; but two whole values (0 / 1,
+    or 0.0 / 1.0 as pandas may write them) stay two classes."""
     fractional, values = False, set()
     for _, cells in rows:
         label = cells[-1]
@@ -829,7 +829,7 @@ def _are_scores(rows: list[tuple[int, list[str]]]) -> bool:
             return False
         fractional = fractional or not label.lstrip("+-").isdigit()
         values.add(float(label))
-    return fractional and len(values) > 2
+    return fractional and (len(values) > 2 or any(not v.is_integer() for v in values))
 
 
 def _is_number(text: str) -> bool:
