@@ -216,3 +216,24 @@ def test_the_demo_command_shows_your_models_in_their_tabs(tiny_encoder, tokenize
     assert r.exit_code == 1 and "loads as Classifier; the ner tab takes what loads as EntityRecognizer" in r.output
     r = runner.invoke(cli, ["demo", "--model", "sentiment=x"])
     assert r.exit_code == 2 and "expected TAB=FOLDER, TAB one of cws, pos, ner, tagging, matching, base" in r.output
+
+
+def test_a_similarity_model_shows_its_score(tiny_encoder, tokenizer, tmp_path):
+    """A matching model trained on similarity scores (regression): the tab shows the score as a number. Before, a
+    probability bar of one label, 'score', and the paraphrase legend '1 = the same, 0 = not'."""
+    from gradio_client import Client
+
+    import zhbert
+    import zhbert.demo as module
+
+    folder = save_head(
+        new_head(tiny_encoder, HeadConfig(kind="pair", labels=["score"], regression=True, window=64)), tokenizer, tmp_path / "sts"
+    )
+    demo = module.build_demo({**{task: str(tmp_path / "none") for task in module.TASKS}, "matching": str(folder)})
+    demo.launch(prevent_thread_lock=True, server_name="127.0.0.1", server_port=None)
+    try:
+        score = Client(demo.local_url, verbose=False).predict("花呗怎么还款", "花呗如何还钱", api_name="/matching")
+    finally:
+        demo.close()
+    expected = zhbert.load(str(folder))(("花呗怎么还款", "花呗如何还钱")).score
+    assert isinstance(score, float) and score == pytest.approx(expected, abs=1e-5)

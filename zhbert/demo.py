@@ -97,7 +97,9 @@ def tag_post(pred, text):
 
 def match(pred, a, b):
     r = pred((_check(a), _check(b)))
-    return {s.label: s.score for s in r.scores} or {r.label: r.score}  # every label's probability
+    if pred.head.regression:  # a similarity score on its training labels' scale, no probability
+        return r.score
+    return {s.label: s.score for s in r.scores}  # every label's probability
 
 
 def fill(pred, text):
@@ -257,20 +259,26 @@ def build_demo(models: dict[str, str] | None = None) -> gr.Blocks:
                 a = gr.Textbox(label="Sentence A", value=EXAMPLES["matching"][0][0])
                 b = gr.Textbox(label="Sentence B", value=EXAMPLES["matching"][0][1])
                 labels = loaded["matching"].head.labels
-                gr.Markdown(
-                    f"Labels: {', '.join(f'`{l}`' for l in labels)}. "
-                    + (
-                        "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
-                        "entail sentence B, leave it open (neutral), or contradict it?"
-                        if "entailment" in labels
-                        else "`paraphrase`: the two sentences mean the same (questions with the same intent); `different`: they do not. "
-                        "The bundled model was trained on LCQMC, BQ, AFQMC and PAWS-X pairs (bench/LOG.md has its scores)."
-                        if "paraphrase" in labels
-                        else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
+                if loaded["matching"].head.regression:
+                    gr.Markdown("A similarity score, on the scale of the scores this model was trained on: higher, closer in meaning.")
+                else:
+                    gr.Markdown(
+                        f"Labels: {', '.join(f'`{l}`' for l in labels)}. "
+                        + (
+                            "This model was trained on OCNLI (natural-language inference): does sentence A (the premise) "
+                            "entail sentence B, leave it open (neutral), or contradict it?"
+                            if "entailment" in labels
+                            else "`paraphrase`: the two sentences mean the same (questions with the same intent); `different`: they "
+                            "do not. The bundled model was trained on LCQMC, BQ, AFQMC and PAWS-X pairs (its model card gives its scores)."
+                            if "paraphrase" in labels
+                            else "1 = the two sentences mean the same (a paraphrase), 0 = they do not."
+                        )
                     )
-                )
                 compare = gr.Button("Compare")
-                out = gr.Label(label="Relation (every label's probability)", elem_id="matching-output")
+                if loaded["matching"].head.regression:
+                    out = gr.Number(label="Similarity score", elem_id="matching-output")
+                else:
+                    out = gr.Label(label="Relation (every label's probability)", elem_id="matching-output")
                 compare.click(lambda x, y: match(loaded["matching"], x, y), [a, b], out, api_name="matching")
                 gr.Examples(EXAMPLES["matching"], [a, b])
         _text_tab(
