@@ -59,7 +59,9 @@ TOKENS_JSONL = (  # run_ner.py's form, as Dataset.to_json writes the hub's NER d
 )
 PRODIGY_JSONL = (  # Prodigy's (and spaCy's) form: character spans, an annotator's answer
     '{"text": "字节跳动在北京", "spans": [{"start": 0, "end": 4, "label": "ORG"}, {"start": 5, "end": 7, "label": "LOC"}], '
-    '"answer": "accept"}\n{"text": "张一鸣来了", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept"}\n'
+    '"answer": "accept"}\n{"text": "张一鸣来了", "spans": [{"start": 0, "end": 3, "label": "PER"}], "answer": "accept", '
+    '"tokens": [{"text": "张一鸣", "start": 0, "end": 3, "id": 0, "ws": false}, {"text": "来了", "start": 3, "end": 5, "id": 1, '
+    '"ws": false}]}\n'
 )
 #: the hub's pair files: (sentence1, sentence2, label as a ClassLabel number)
 PARQUET_PAIRS = [("花呗怎么还款", "花呗如何还钱", 1), ("今天天气怎么样", "北京在哪里", 0), ("如何学好英语", "怎么学好英语", 1)]

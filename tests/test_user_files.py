@@ -99,12 +99,14 @@ def test_label_studio_and_cluener_records_read(tmp_path):
 
 
 def test_prodigy_records_read_and_rejected_ones_left_out(tmp_path):
-    """Prodigy's (and spaCy's) JSONL: ``{"text", "spans": [{"start", "end", "label"}], "answer"}``. Before, its records
-    had no 'label' and were all left out as unlabelled; an answer of reject or ignore is an annotator's no or skip."""
+    """Prodigy's (and spaCy's) JSONL: ``{"text", "spans": [{"start", "end", "label"}], "tokens": [{...}], "answer"}``.
+    Before, its records had no 'label' and were all left out as unlabelled (or, with its token objects, refused as
+    run_ner.py's tokens without tags); an answer of reject or ignore is an annotator's no or skip."""
     rows = [
         {"text": "字节跳动在北京设立了研究院。", "spans": [{"start": 0, "end": 4, "label": "ORG"}, {"start": 5, "end": 7, "label": "LOC"}],
          "answer": "accept"},
-        {"text": "张一鸣在北京。", "spans": [{"start": 0, "end": 3, "label": "PER", "text": "张一鸣", "token_start": 0, "token_end": 2}]},
+        {"text": "张一鸣在北京。", "spans": [{"start": 0, "end": 3, "label": "PER", "text": "张一鸣", "token_start": 0, "token_end": 2}],
+         "tokens": [{"text": c, "start": i, "end": i + 1, "id": i, "ws": False} for i, c in enumerate("张一鸣在北京。")]},
         {"text": "他今天很高兴。", "spans": [], "answer": "accept"},  # accepted with no entities: a text without any
         {"text": "北京欢迎你。", "spans": [{"start": 0, "end": 1, "label": "LOC"}], "answer": "reject"},
         {"text": "上海很大。", "spans": [{"start": 0, "end": 2, "label": "LOC"}], "answer": "ignore"},

@@ -155,8 +155,9 @@ def read_entity_json(path: str, notes: list[str] | None = None, fmt: str = "json
 
 
 def _token_tagged(rec, path: str, line: int) -> tuple[list[str], list[str]] | None:
-    """``(tokens, tags)`` of a record ``{"tokens": [...], "ner_tags": [...]}``; None for another shape."""
-    if not isinstance(rec, dict) or "tokens" not in rec:
+    """``(tokens, tags)`` of a record ``{"tokens": [...], "ner_tags": [...]}``; None for another shape (Prodigy's
+    records hold ``tokens`` too, as objects, beside the character ``spans`` that label them)."""
+    if not isinstance(rec, dict) or "tokens" not in rec or "spans" in rec:
         return None
     key = next((k for k in TOKEN_TAG_KEYS if k in rec), None)
     if key is None:
