@@ -96,6 +96,20 @@ def test_label_studio_and_cluener_records_read(tmp_path):
     cluener = tmp_path / "c.json"
     cluener.write_text(json.dumps({"text": "张一鸣在北京", "label": {"name": {"张一鸣": [[0, 2]]}}}, ensure_ascii=False), encoding="utf-8")
     assert read_entity_json(str(cluener))[0]["spans"] == [("name", 0, 3)]
+    # Label Studio's JSON-MIN export: the spans under the labelling config's name, "label" by default
+    minimal = tmp_path / "min.json"
+    record = {
+        "id": 7,
+        "text": "字节跳动在北京。",
+        "label": [{"start": 0, "end": 4, "text": "字节跳动", "labels": ["ORG"]}],
+        "lead_time": 3.1,
+    }
+    minimal.write_text(json.dumps([record, {**record, "label": []}], ensure_ascii=False), encoding="utf-8")
+    assert [r["spans"] for r in read_entity_json(str(minimal))] == [[("ORG", 0, 4)], []]
+    record["label"][0]["labels"] = ["ORG", "LOC"]
+    minimal.write_text(json.dumps([record], ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"min.json:1: a Label Studio span with labels 'ORG, LOC': expected exactly one"):
+        read_entity_json(str(minimal))
 
 
 def test_prodigy_records_read_and_rejected_ones_left_out(tmp_path):

@@ -9,7 +9,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
-  ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}``, or
+  ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}`` or its JSON-MIN
+  ``{"text", "label": [{"start", "end", "text", "labels"}]}``, or
   Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
   run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
   ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
@@ -241,8 +242,8 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
                 for mention, positions in (mentions.items() if isinstance(mentions, dict) else [(None, [None])])
                 for pos in (positions if isinstance(positions, list) else [None])
             ]
-        elif isinstance(label, list):  # doccano: [[start, end, type]]
-            spans = [(x[2], x[0], x[1], None) if isinstance(x, list) and len(x) == 3 else (None, None, None, None) for x in label]
+        elif isinstance(label, list):  # doccano: [[start, end, type]]; Label Studio's JSON-MIN: [{start, end, text, labels}]
+            spans = [_min_entity(x, path, line) if isinstance(x, dict) else _doccano_entity(x) for x in label]
         elif "entities" in rec or "spans" in rec:  # doccano's newer export, CBLUE's CMeEE; Prodigy's (and spaCy's)
             key = "entities" if "entities" in rec else "spans"
             if not isinstance(rec[key], list):
@@ -269,6 +270,19 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
             raise DataFormatError(path, line, f"{typ} span [{start}, {end}) covers {clip(text[start:end])}, not {clip(mention)}")
         checked.append((typ, start, end))
     return {"text": text, "spans": checked}
+
+
+def _doccano_entity(entity) -> tuple:
+    return (entity[2], entity[0], entity[1], None) if isinstance(entity, list) and len(entity) == 3 else (None,) * 4
+
+
+def _min_entity(entity: dict, path: str, line: int) -> tuple:
+    """``(type, start, end, mention)`` of a Label Studio JSON-MIN span ``{"start", "end", "text", "labels": [TYPE]}``."""
+    labels = entity.get("labels")
+    if not isinstance(labels, list) or len(labels) != 1:
+        given = ", ".join(map(str, labels)) if isinstance(labels, list) else labels
+        raise DataFormatError(path, line, f"a Label Studio span with labels {clip(given)}: expected exactly one")
+    return labels[0], entity.get("start"), entity.get("end"), entity.get("text")
 
 
 def _listed_entity(entity) -> tuple:
