@@ -1056,3 +1056,38 @@ def test_similarity_scores_train_a_regression_head(datasets_dir, tiny_encoder, t
     assert [r[:2] for r in rows] == [[a, b] for a, b, _ in lines[:20]] and all(re.fullmatch(r"-?\d+\.\d{4}", r[2]) for r in rows)
     (tmp_path / "again.tsv").write_text(predicted.stdout, encoding="utf-8")
     assert task_data_from_files("matching", str(tmp_path / "again.tsv")).regression
+
+
+def test_label_studio_classification_exports_train_tagging(tmp_path, datasets_dir):
+    """Label Studio's JSON export of a text-classification project (the texts under ``data``, the chosen labels in the
+    annotations' ``choices``) and its JSON-MIN export of several choices. Before: "no key 'text' in 'id, data,
+    annotations'", and a JSON-MIN multi-choice label "is {'choices': [...]}, not a class"."""
+    lines = _lines(datasets_dir / "smp2020_ewect_usual" / "train.tsv", 41)[1:]
+    posts = [(text.strip(), label) for label, text in (line.split("\t", 1) for line in lines)]
+
+    def task(i, text, choices, **extra):
+        result = [{"from_name": "sentiment", "to_name": "text", "type": "choices", "value": {"choices": choices}}]
+        return {"id": i, "data": {"text": text}, "annotations": [{"id": i, "result": result, **extra}], "predictions": []}
+
+    tasks = [task(i, text, [label]) for i, (text, label) in enumerate(posts)]
+    tasks.append({"id": 98, "data": {"text": "还没有人标注的微博"}, "annotations": [], "predictions": []})
+    tasks.append(task(99, "跳过的微博", ["0"], was_cancelled=True))
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    data = task_data_from_files("tagging", str(path))
+    assert sorted((r["text"], data.labels[r["label"]]) for r in data.train + data.dev) == sorted(posts)
+    assert any("2 Label Studio task(s) nobody annotated" in n for n in data.notes), data.notes
+
+    tasks[0]["annotations"][0]["result"].append({"from_name": "topic", "type": "choices", "value": {"choices": ["体育"]}})
+    path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"choices of 2 questions \('sentiment, topic'\): --label-column names one"):
+        task_data_from_files("tagging", str(path))
+    topics = task_data_from_files("tagging", str(path), label_column="topic")
+    first = next(r for r in topics.train + topics.dev if r["text"] == posts[0][0])
+    assert topics.labels[first["label"]] == "体育"  # the question --label-column names
+
+    minimal = tmp_path / "min.json"  # JSON-MIN: several choices of one text as {"choices": [...]}
+    rows = [{"id": i, "text": t, "sentiment": {"choices": [label, "extra"]} if i % 3 == 0 else label} for i, (t, label) in enumerate(posts)]
+    minimal.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
+    data = task_data_from_files("tagging", str(minimal), label_column="sentiment")
+    assert data.multi_label and "extra" in data.labels

@@ -18,7 +18,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
 * ``pos``: ``wordtag`` - one sentence per line, ``word/TAG`` items separated by spaces (People's Daily's
   form; a compound's brackets, ``[中央/n 电视台/n]nt``, are dropped and its words kept with their own tags).
 * ``tagging``: ``tsv`` - ``text<TAB>label``; ``csv`` - a header row naming ``--text-column`` and
-  ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form).
+  ``--label-column``; ``jsonl`` - one JSON object per line (or one array) with those keys (CLUE's form), or
+  Label Studio's export tasks (texts under ``data``, labels in the annotation's ``choices``).
 * ``matching``: ``tsv`` - ``text_a<TAB>text_b<TAB>label``; ``csv`` and ``jsonl`` - columns or keys
   ``text_a`` and ``text_b`` (or ``sentence1`` and ``sentence2``, as CLUE names them) and ``--label-column``.
   Labels that are numbers written with a fraction (not only 0.0 and 1.0) are similarity scores: a regression head.
@@ -674,6 +675,8 @@ def _csv(path: str, task: str, text_column: str, label_column: str, notes: list[
 
 def _json_label(value, key: str, path: str, line: int, task: str) -> str | list[str]:
     """A record's label as text; a list of them (several labels of one text) for ``tagging``."""
+    if isinstance(value, dict) and set(value) == {"choices"} and isinstance(value["choices"], list):  # Label Studio's JSON-MIN
+        value = value["choices"][0] if len(value["choices"]) == 1 else value["choices"]
     if isinstance(value, list) and task == "tagging":
         labels = [_json_label(v, key, path, line, "one") for v in value]
         if not all(labels):
@@ -698,10 +701,15 @@ def _keyed(path: str, fmt: str, task: str, text_column: str, label_column: str, 
     the names of the first record's keys (columns) pick the fields, and every record must have them."""
     from .jsonio import record_texts
 
-    rows, names, no_gold = [], None, []
+    rows, names, no_gold, unannotated = [], None, [], []
     for line, record in _records(path, fmt):
         if not isinstance(record, dict):
             raise DataFormatError(path, line, f"expected a JSON object, found {type(record).__name__}")
+        if isinstance(record.get("data"), dict) and "annotations" in record:  # a Label Studio export task
+            record = _studio_choices(record, label_column, path, line)
+            if record is None:
+                unannotated.append(line)
+                continue
         if names is None:
             names = _column_names(task, record, text_column, label_column, path, line, "key", notes)
         cells = []
@@ -718,7 +726,32 @@ def _keyed(path: str, fmt: str, task: str, text_column: str, label_column: str, 
         rows.append((line, [*cells, label]))
     what = "records of no label (-1)" if fmt in HUB_FORMATS else f"records labelled {NO_GOLD_LABEL!r} (no gold label)"
     _left_out(path, fmt, no_gold, what, notes)
+    _left_out(path, fmt, unannotated, "Label Studio task(s) nobody annotated (no choice made, or skipped)", notes)
     return rows
+
+
+def _studio_choices(task: dict, label_column: str, path: str, line: int) -> dict | None:
+    """A Label Studio export task of text classification as a flat record: its ``data`` (the texts) and, under
+    ``label_column``, the choices of its first annotation (a list where several were chosen); None for a task
+    nobody annotated. Choices of several questions are told apart by their ``from_name``, which ``--label-column``
+    names."""
+    annotations = [a for a in task.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
+    results = [
+        r
+        for r in (annotations[0].get("result") or [] if annotations else [])
+        if isinstance(r, dict) and isinstance(r.get("value"), dict) and isinstance(r["value"].get("choices"), list)
+    ]
+    questions = sorted({str(r.get("from_name")) for r in results})
+    if len(questions) > 1:
+        if label_column not in questions:
+            raise DataFormatError(
+                path, line, f"choices of {len(questions)} questions ({clip(', '.join(questions))}): --label-column names one"
+            )
+        results = [r for r in results if r.get("from_name") == label_column]
+    choices = [c for r in results for c in r["value"]["choices"]]
+    if not choices:
+        return None
+    return {**task["data"], label_column: choices[0] if len(choices) == 1 else choices}
 
 
 #: what a header row calls its label column (lower-cased). A TSV file has no header by rule, but pandas'
