@@ -63,6 +63,10 @@ PRODIGY_JSONL = (  # Prodigy's (and spaCy's) form: character spans, an annotator
     '"tokens": [{"text": "张一鸣", "start": 0, "end": 3, "id": 0, "ws": false}, {"text": "来了", "start": 3, "end": 5, "id": 1, '
     '"ws": false}]}\n'
 )
+STUDIO_JSON = (  # Label Studio's JSON export of a classification project: one array, a task a line as its editor writes it
+    '[{"id": 1, "data": {"text": "今天真开心"}, "annotations": [{"result": [{"from_name": "s", "value": {"choices": ["开心"]}}]}]},\n'
+    '{"id": 2, "data": {"text": "气死了"}, "annotations": [{"result": [{"from_name": "s", "value": {"choices": ["生气"]}}]}]}]\n'
+)
 #: the hub's pair files: (sentence1, sentence2, label as a ClassLabel number)
 PARQUET_PAIRS = [("花呗怎么还款", "花呗如何还钱", 1), ("今天天气怎么样", "北京在哪里", 0), ("如何学好英语", "怎么学好英语", 1)]
 
@@ -108,6 +112,7 @@ def readers():
         "corpus (jsonl)": (data.read_corpus, "wiki.jsonl", CORPUS_JSONL, True),
         "own ner (tokens jsonl)": (lambda p: task_data_from_files("ner", p), "train.json", TOKENS_JSONL, True),
         "own ner (prodigy jsonl)": (lambda p: task_data_from_files("ner", p), "annotations.jsonl", PRODIGY_JSONL, True),
+        "own tagging (label studio json)": (lambda p: task_data_from_files("tagging", p), "export.json", STUDIO_JSON, True),
         "own matching (parquet)": (lambda p: task_data_from_files("matching", p), "train.parquet", parquet_pairs(), False),
     }
 
@@ -134,7 +139,10 @@ def mutations(name: str, good: str):
     yield "saved as GB18030 (GBK)", good.encode("gb18030"), first_chinese, "reads as GB18030"
     yield "saved as UTF-16 (Notepad's Unicode)", good.encode("utf-16"), None, "UTF-16"
     yield "empty file", b"", 1
-    if not row.startswith("{") and name not in ("segmented", "peoples_daily"):  # there a line has any number of words
+    if not row.startswith(("{", "[")) and name not in (
+        "segmented",
+        "peoples_daily",
+    ):  # JSON has no columns  # there a line has any number of words
         yield "a column removed", with_line(row.split(sep)[0]), first
         yield "a column added", with_line(row + sep + "extra"), first
     if name.startswith("char_tagged"):
@@ -193,6 +201,10 @@ def mutations(name: str, good: str):
         yield "a span without a label", with_line(row.replace(', "label": "ORG"', "")), first
         yield "a start written as text", with_line(row.replace('"start": 0', '"start": "0"')), first
         yield "spans that are not a list", with_line(row.replace('"spans": [', '"spans": {"x": [', 1).replace("}], ", "}]}, ", 1)), first
+    if name == "own tagging (label studio json)":
+        yield "choices a string", with_line(row.replace('["开心"]', '"开心"')), first
+        yield "a choice that is a number", with_line(row.replace('["开心"]', "[5]")), first
+        yield "data without a text", with_line(row.replace('"text"', '"body"')), first
     if name == "cluener":
         yield "position is a number", with_line(row.replace("[[0, 2]]", "5")), first
         yield "position is null", with_line(row.replace("[[0, 2]]", "null")), first

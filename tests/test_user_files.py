@@ -1085,6 +1085,10 @@ def test_label_studio_classification_exports_train_tagging(tmp_path, datasets_di
     topics = task_data_from_files("tagging", str(path), label_column="topic")
     first = next(r for r in topics.train + topics.dev if r["text"] == posts[0][0])
     assert topics.labels[first["label"]] == "体育"  # the question --label-column names
+    tasks[1]["annotations"][0]["result"][0]["value"]["choices"] = "开心"  # by hand, not as Label Studio writes it
+    path.write_text(json.dumps(tasks, ensure_ascii=False), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"export.json:1: 'choices' should be a list of labels, found '开心'"):
+        task_data_from_files("tagging", str(path), label_column="sentiment")
 
     minimal = tmp_path / "min.json"  # JSON-MIN: several choices of one text as {"choices": [...]}
     rows = [{"id": i, "text": t, "sentiment": {"choices": [label, "extra"]} if i % 3 == 0 else label} for i, (t, label) in enumerate(posts)]

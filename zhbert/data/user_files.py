@@ -737,10 +737,12 @@ def _studio_choices(task: dict, label_column: str, path: str, line: int) -> dict
     names."""
     annotations = [a for a in task.get("annotations") or [] if isinstance(a, dict) and not a.get("was_cancelled")]
     results = [
-        r
-        for r in (annotations[0].get("result") or [] if annotations else [])
-        if isinstance(r, dict) and isinstance(r.get("value"), dict) and isinstance(r["value"].get("choices"), list)
+        r for r in (annotations[0].get("result") or [] if annotations else []) if isinstance(r, dict) and isinstance(r.get("value"), dict)
     ]
+    results = [r for r in results if "choices" in r["value"]]
+    for r in results:
+        if not isinstance(r["value"]["choices"], list) or not all(isinstance(c, str) and c.strip() for c in r["value"]["choices"]):
+            raise DataFormatError(path, line, f"'choices' should be a list of labels, found {clip(r['value']['choices'])}")
     questions = sorted({str(r.get("from_name")) for r in results})
     if len(questions) > 1:
         if label_column not in questions:
