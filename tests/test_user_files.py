@@ -1095,3 +1095,21 @@ def test_label_studio_classification_exports_train_tagging(tmp_path, datasets_di
     minimal.write_text(json.dumps(rows, ensure_ascii=False), encoding="utf-8")
     data = task_data_from_files("tagging", str(minimal), label_column="sentiment")
     assert data.multi_label and "extra" in data.labels
+
+
+def test_a_space_of_the_text_as_its_own_token_line(tmp_path, datasets_dir):
+    """People's Daily NER sentences written back a character a line by ``for ch in text: print(ch, tag)``, with
+    spaces in their text (a full-width one inside, an ASCII one before the end) as tokens: before, "expected 2
+    columns, found 1" at the space's line; now each space is part of the text, every tag in its place."""
+    blocks = (datasets_dir / "peoples_daily_ner" / "example.dev").read_text(encoding="utf-8").split("\n\n")[:3]
+    sentences = []
+    for block in blocks:
+        chars, tags = zip(*(line.split() for line in block.strip().splitlines()))
+        cut = len(chars) // 2
+        sentences.append(([*chars[:cut], "\u3000", *chars[cut:-1], " ", chars[-1]], [*tags[:cut], "O", *tags[cut:-1], "O", tags[-1]]))
+    path = tmp_path / "written.conll"
+    path.write_text("\n".join("".join(f"{c} {t}\n" for c, t in zip(*s)) for s in sentences), encoding="utf-8")
+    data = task_data_from_files("ner", str(path), validation_share=0.34)
+    read = {r["text"]: r["tags"] for r in data.train + data.dev}
+    assert read == {"".join(chars): list(tags) for chars, tags in sentences}
+    assert any(t != "O" for tags in read.values() for t in tags)  # entities there, in their places

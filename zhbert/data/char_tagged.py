@@ -66,6 +66,9 @@ def is_document_marker(line: str) -> bool:
 
 def _split_line(line: str, sep: str | None, name: str, lineno: int, position_digits: bool) -> tuple[str, str]:
     parts = line.split(sep) if sep is not None else line.split()
+    if sep is None and len(parts) == 1 and len(line) > 2 and line[0].isspace() and line[1] in " \t":
+        # a space of the text as its own token (" O", "\u3000 O"), as `for ch in text: print(ch, tag)` writes it
+        parts = [line[0], parts[0]]
     if len(parts) != 2:
         # a CoNLL file with more columns (a POS or word-boundary column between): keep the first and the tag
         more = ': keep the character and its tag (awk \'{print NF ? $1 " " $NF : ""}\' FILE > NEW_FILE)' if len(parts) > 2 else ""
