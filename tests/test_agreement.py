@@ -59,3 +59,20 @@ def test_saved_configs_name_stock_classes_and_load_as_fp32():
         assert config["zhbert_encoder"]["normalizer"] == "zhbert-2"
     assert AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype.is_floating_point
     assert str(AutoModel.from_pretrained(str(BUNDLED_DIR / "base")).dtype) == "torch.float32"  # stored fp16, runs fp32
+
+
+def test_a_similarity_head_loads_in_plain_transformers(tiny_encoder, tokenizer, tmp_path):
+    """A regression pair head (similarity scores): its config names one output, so plain transformers builds the
+    one-output classifier its weights fill and a pipeline returns zhbert's score. Before, its config had no labels,
+    transformers built two outputs and refused the weights ("size mismatch")."""
+    from transformers import pipeline
+
+    import zhbert
+    from zhbert.heads import HeadConfig, new_head, save_head
+
+    folder = save_head(new_head(tiny_encoder, HeadConfig(kind="pair", labels=["score"], regression=True)), tokenizer, tmp_path / "sts")
+    pairs = [("一架飞机要起飞了。", "一架飞机正在起飞。"), ("一个男人在吹一支大笛子。", "一个人在吹长笛。")]
+    plain = pipeline("text-classification", model=str(folder))([{"text": a, "text_pair": b} for a, b in pairs])
+    ours = zhbert.load(str(folder))(pairs)
+    assert [p["label"] for p in plain] == ["score", "score"]
+    assert [p["score"] for p in plain] == pytest.approx([m.score for m in ours], abs=1e-5)  # the raw score: no sigmoid

@@ -203,9 +203,9 @@ def save_head(model: ZhBertForTask, tokenizer, path: str | Path) -> Path:
     path = Path(path)
     h = model.head
     model.config.zhbert_head = h.to_dict()
-    if not h.regression:
-        model.config.id2label = dict(enumerate(h.labels))
-        model.config.label2id = {l: i for i, l in enumerate(h.labels)}
+    # a regression head's one output too: without it plain transformers builds a 2-output classifier and refuses the weights
+    model.config.id2label = dict(enumerate(h.labels))
+    model.config.label2id = {l: i for i, l in enumerate(h.labels)}
     model.config.problem_type = (
         ("regression" if h.regression else "multi_label_classification" if h.multi_label else "single_label_classification")
         if h.kind != "token"
