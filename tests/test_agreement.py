@@ -76,3 +76,5 @@ def test_a_similarity_head_loads_in_plain_transformers(tiny_encoder, tokenizer, 
     ours = zhbert.load(str(folder))(pairs)
     assert [p["label"] for p in plain] == ["score", "score"]
     assert [p["score"] for p in plain] == pytest.approx([m.score for m in ours], abs=1e-5)  # the raw score: no sigmoid
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert "# A zhbert sentence-pair similarity model" in card and "one score a text or pair (regression)" in card

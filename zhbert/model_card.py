@@ -57,6 +57,8 @@ def write_model_card(folder: str | Path, head: HeadConfig, reasons: list[str]) -
     """A ``README.md`` for the folder: what it is, how to load it, its labels, and whether it needs zhbert."""
     folder = Path(folder)
     kind = {"token": "token tagging", "sequence": "text classification", "pair": "sentence-pair classification"}[head.kind]
+    if head.regression:
+        kind = {"sequence": "text scoring", "pair": "sentence-pair similarity"}[head.kind]
     labels = ", ".join(f"`{label}`" for label in head.labels)
     lines = [
         "---",
@@ -84,7 +86,11 @@ def write_model_card(folder: str | Path, head: HeadConfig, reasons: list[str]) -
         'model = zhbert.load("PATH/TO/THIS/FOLDER")',
         "```",
         "",
-        f"Labels ({head.scheme or head.kind}): {labels}",
+        (
+            "Output: one score a text or pair (regression), on the scale of the scores it was trained on."
+            if head.regression
+            else f"Labels ({head.scheme or head.kind}): {labels}"
+        ),
         "",
     ]
     path = folder / CARD
