@@ -197,3 +197,19 @@ def test_a_rerun_replaces_its_own_folder_and_the_command_line_says_a_refusal_in_
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert out.returncode == 1 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines()[-1].startswith(f"error: {again / 'model' / 'NOTES.md'}: not a file of a POS head")
+
+
+def test_a_dictionary_word_takes_its_own_part_of_speech():
+    """jieba's posseg gives a user-dictionary word the tag its line names; so does zhbert.load("pos") for the words its
+    dictionary forces (when the tag is one of the tagset), score 1.0. Before, 字节跳动 listed as nt came out n."""
+    text = "字节跳动创始人张一鸣在北京说石墨烯很好。"
+    plain = {w.text: w.label for w in zhbert.load("pos", user_dict=["字节跳动", "石墨烯"])(text)}
+    assert plain["字节跳动"] != "nt"  # what the dictionary's tag must change
+    words = zhbert.load("pos", user_dict=["字节跳动 3 nt", "石墨烯 5", "张一鸣 nrfg"])(text)
+    got = {w.text: (w.label, w.score, w.forced) for w in words}
+    assert got["字节跳动"] == ("nt", 1.0, True)
+    assert got["石墨烯"][2] and got["石墨烯"][0] == plain["石墨烯"]  # no tag in its line: the model's
+    assert got["张一鸣"][0] != "nrfg" and got["张一鸣"][1] < 1.0  # jieba's nrfg is not a PKU tag: the model's
+    assert not got["北京"][2] and [w.text for w in words] == [
+        w.text for w in zhbert.load("cws", user_dict=["字节跳动", "石墨烯", "张一鸣"])(text)
+    ]
