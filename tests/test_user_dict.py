@@ -31,6 +31,15 @@ def test_dictionary_file_quirks_are_read_as_meant(tmp_path):
     assert d.blank_lines == 2
 
 
+def test_a_hanlp_custom_dictionary_is_read(tmp_path):
+    """HanLP's CustomDictionary lines, ``word TAG FREQ [TAG FREQ ...]``: the commonest tag, the frequencies summed.
+    Before, a word with two parts of speech was "5 columns" at its line."""
+    d = read_dictionary(_write(tmp_path, "攻城狮 nz 1024\n苹果 n 100 nz 50\n打 v 200 q 7 p 3\n字节跳动 nt 80\n".encode()))
+    assert [(e.word, e.freq, e.tag) for e in d] == [("攻城狮", 1024, "nz"), ("苹果", 150, "n"), ("打", 210, "v"), ("字节跳动", 80, "nt")]
+    ner = zhbert.load("ner", user_dict=str(tmp_path / "user.dict"))  # its nt words are ORG there, as jieba's are
+    assert {(s.text, s.label) for s in ner("字节跳动的攻城狮在加班")} >= {("字节跳动", "ORG")}
+
+
 @pytest.mark.parametrize(
     "content, line, problem",
     [
@@ -38,6 +47,8 @@ def test_dictionary_file_quirks_are_read_as_meant(tmp_path):
         ("北京 3.5\n".encode(), 1, "positive whole number"),
         ("北京\n上海 -2\n".encode(), 2, "positive whole number"),
         ("北京 3 ns 多余\n".encode(), 1, "4 columns"),
+        ("苹果 n 100 nz\n".encode(), 1, "or HanLP's TAG FREQ pairs"),
+        ("苹果 n 0 nz 5\n".encode(), 1, "5 columns"),
         ("北京 3 5\n".encode(), 1, "two frequencies"),
         ("北京 ns nr\n".encode(), 1, "two tags"),
         ("北京 ！！\n".encode(), 1, "neither a frequency"),

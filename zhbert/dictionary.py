@@ -5,6 +5,7 @@ A dictionary line is what users of jieba, pkuseg, HanLP and LTP already write::
     word                      a word alone
     word FREQ                 with a frequency (jieba's ``load_userdict`` format)
     word FREQ TAG             jieba's own dict.txt: frequency and part of speech
+    word TAG FREQ [TAG FREQ]  HanLP's CustomDictionary: its commonest tag, the frequencies summed
     word<TAB>TYPE             a typed word for NER (PER, LOC, ORG, ... of the model)
 
 An entity model reads a name's part of speech as its type (``nr``: PER, ``ns``: LOC, ``nt``: ORG).
@@ -218,7 +219,12 @@ def parse_line(line: str) -> tuple[str, int | None, str | None] | str:
         return "empty word before the tab"
     word, rest = cols[0], cols[1:]
     if len(rest) > 2:
-        return f"{len(cols)} columns: expected word, then at most a frequency and a tag"
+        pairs = _tag_frequency_pairs(rest)
+        if pairs is None:
+            return f"{len(cols)} columns: expected word, then at most a frequency and a tag (or HanLP's TAG FREQ pairs)"
+        problem = _problem_in_word(word)
+        # HanLP's CustomDictionary: the word's parts of speech with their frequencies; its commonest, their total
+        return problem or (word, sum(f for _, f in pairs), max(pairs, key=lambda pair: pair[1])[0])
     freq = tag = None
     for c in rest:
         if c.isascii() and c.isdigit():  # ASCII digits only: a frequency
@@ -238,6 +244,16 @@ def parse_line(line: str) -> tuple[str, int | None, str | None] | str:
             return f"column {c!r} is neither a frequency (digits) nor a tag (e.g. nz, PER)"
     problem = _problem_in_word(word)
     return problem or (word, freq, tag)
+
+
+def _tag_frequency_pairs(cells: list[str]) -> list[tuple[str, int]] | None:
+    """``[(tag, freq), ...]`` of cells ``TAG FREQ TAG FREQ ...`` (HanLP's ``苹果 n 100 nz 50``), else None."""
+    if len(cells) % 2:
+        return None
+    pairs = list(zip(cells[::2], cells[1::2]))
+    if not all(_TAG.match(t) and not t.isdigit() and f.isascii() and f.isdigit() and int(f) > 0 for t, f in pairs):
+        return None
+    return [(t, int(f)) for t, f in pairs]
 
 
 def read_dictionary(source: str | os.PathLike | Iterable, name: str | None = None) -> Dictionary:
