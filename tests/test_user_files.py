@@ -351,6 +351,86 @@ def test_a_word_tag_file_trains_pos_and_reloads(pos_file, tiny_encoder, tmp_path
     assert all(text[w.start : w.end] == w.text and f"S-{w.label}" in data.labels for w in tagged)
 
 
+def _entity_triples(rows):
+    from zhbert.tags import tags_to_spans
+
+    return [(r["text"], *span) for r in rows for span in tags_to_spans(r["tags"], "BIO")]
+
+
+def test_a_word_tag_file_trains_ner_from_its_names_parts_of_speech(pos_file, peoples_daily, tiny_encoder, tmp_path):
+    """People's Daily's word/POS lines, the corpus the People's Daily NER release was made from, had no NER
+    format (read as CoNLL: "expected 2 columns"): now its nr, ns and nt words are PER, LOC and ORG (a surname
+    and given name, 江/nr 泽民/nr, one person), a compound [...]nt one organisation, found by the file's form."""
+    path, rows = pos_file
+    data = task_data_from_files("ner", str(path))
+    assert data.labels == ["O", "B-LOC", "I-LOC", "B-ORG", "I-ORG", "B-PER", "I-PER"]
+    assert any("(wordtag)" in n for n in data.notes) and any("entities from the parts of speech" in n for n in data.notes)
+    got = sorted(_entity_triples(data.train + data.dev))
+    first = rows[0]
+    compound = ("ORG", 0, len(first["words"][0]) + len(first["words"][1]))
+    expected = [
+        (r["text"], e["type"], e["start"], e["end"]) for k, r in enumerate(rows) for e in r["entities"] if k or e["start"] >= compound[2]
+    ]
+    assert got == sorted(expected + [(first["text"], *compound)])
+    assert any(e["type"] == "PER" and len(e["text"]) == 3 for r in rows for e in r["entities"])  # surname + given name joined
+    r = _train("ner", path, tiny_encoder, tmp_path / "run", "--format", "wordtag")
+    assert r.returncode == 0, r.stderr[-3000:]
+    text = "江泽民主席在北京会见了克林顿。"
+    assert all(
+        text[s.start : s.end] == s.text and s.label in ("PER", "LOC", "ORG") for s in zhbert.load(str(tmp_path / "run" / "model"))(text)
+    )
+
+
+def test_a_word_tag_file_trains_segmentation_on_its_words(pos_file):
+    """People's Daily's word/POS lines, the PKU segmentation standard's own corpus, were refused for cws
+    ("strip the tags first", naming a function no command has); now its words are read, found by the form."""
+    path, rows = pos_file
+    data = task_data_from_files("cws", str(path))
+    assert any("(wordtag)" in n for n in data.notes)
+    assert sorted(r["words"] for r in data.train + data.dev) == sorted(rows["words"])
+    with pytest.raises(
+        DataFormatError, match=r"pd\.txt:1: .* look like word/POS pairs .*: a file of word/POS items trains with --format wordtag"
+    ):
+        task_data_from_files("cws", str(path), file_format="words")
+
+
+def test_people_s_daily_2014_compounds_keep_their_words_clean(pos_file):
+    """People's Daily 2014 closes a compound with a slash, [纽约/nsf 时报/n]/nz: its last word was read as
+    '时报/n]', a word with the markup in it that POS trained on; now both forms read alike."""
+    path, _ = pos_file
+    lines = path.read_text(encoding="utf-8").splitlines()
+    assert "]nt " in lines[0]
+    written_2014 = path.with_name("pd2014.txt")
+    written_2014.write_text("\n".join([lines[0].replace("]nt ", "]/nt "), *lines[1:]]) + "\n", encoding="utf-8")
+    for task in ("pos", "ner"):
+        a, b = task_data_from_files(task, str(path)), task_data_from_files(task, str(written_2014))
+        assert a.labels == b.labels and a.train + a.dev == b.train + b.dev
+    assert not any("/" in w or "]" in w for r in task_data_from_files("pos", str(written_2014)).train for w in r["words"])
+
+
+@pytest.mark.parametrize(
+    "line, problem",
+    [
+        ("[中央/n 电视台/n 报道/v", "the compound that '中央' opens is never closed"),
+        ("中央/n 电视台/n]nt 报道/v", "'电视台/n]nt' closes a compound that no '\\[' opened"),
+        ("[中央/n [电视台/n]nt 报道/v", "'\\[电视台/n\\]nt' opens a compound inside the one"),
+    ],
+)
+def test_a_bracket_that_opens_or_closes_nothing_is_named(tmp_path, line, problem):
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"中国/ns 与/p 周边/n 国家/n\n{line}\n", encoding="utf-8")
+    for task in ("pos", "ner"):
+        with pytest.raises(DataFormatError, match=rf"bad\.txt:2: {problem}"):
+            task_data_from_files(task, str(bad), file_format="wordtag")
+
+
+def test_a_word_tag_file_with_no_name_is_refused_for_ner(tmp_path):
+    plain = tmp_path / "plain.txt"
+    plain.write_text("友好/a 合作/vn 进一步/d 加强/v 。/w\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"plain\.txt: no word is tagged as a name: .*PER nr/"):
+        task_data_from_files("ner", str(plain))
+
+
 def test_a_bad_word_tag_item_is_named(tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("中国/ns 与/p\n周边 国家/n\n", encoding="utf-8")

@@ -54,7 +54,9 @@ def _not_segmented(line: str, words: list[str]) -> str | None:
         return "a tab: this looks like a TSV file (columns), not words separated by spaces"
     tagged = sum(bool(_POS_TAGGED.fullmatch(w)) for w in words)
     if tagged >= 2 and tagged * 2 >= len(words):
-        return f"{tagged} of {len(words)} words look like word/POS pairs ({words[0]!r}): strip the tags first (read_peoples_daily)"
+        return (
+            f"{tagged} of {len(words)} words look like word/POS pairs ({words[0]!r}): a file of word/POS items trains with --format wordtag"
+        )
     joined = next((m for m in map(_OTHER_SEPARATOR.search, words) if m), None)
     if joined:
         mark = joined.group(1)

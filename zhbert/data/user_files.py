@@ -5,7 +5,9 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
 
 * ``ner``: ``conll`` - one character and its tag per line, a blank line between sentences, BIO,
   BIOES or BMES (detected); ``conll-words`` - the same with a word a line, each of its characters
-  tagged within its entity; ``jsonl`` - one JSON object per line (or one array), each either
+  tagged within its entity; ``wordtag`` - People's Daily's ``word/POS`` lines, their names (``nr``, ``ns``,
+  ``nt`` and their kinds; a bracketed ``[...]nt``) as PER, LOC and ORG (:mod:`.wordtag`); ``jsonl`` - one JSON
+  object per line (or one array), each either
   CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
   "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
@@ -14,7 +16,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
   run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
   ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
-* ``cws``: ``words`` - one sentence per line, words separated by spaces.
+* ``cws``: ``words`` - one sentence per line, words separated by spaces; ``wordtag`` - the words of People's
+  Daily's ``word/POS`` lines.
 * ``pos``: ``wordtag`` - one sentence per line, ``word/TAG`` items separated by spaces (People's Daily's
   form; a compound's brackets, ``[中央/n 电视台/n]nt``, are dropped and its words kept with their own tags).
 * ``tagging``: ``tsv`` - ``text<TAB>label``; ``csv`` - a header row naming ``--text-column`` and
@@ -53,8 +56,8 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "conll-words", "jsonl", "parquet", "arrow"),
-    "cws": ("words", "conll", "conllu"),
+    "ner": ("conll", "conll-words", "wordtag", "jsonl", "parquet", "arrow"),
+    "cws": ("words", "wordtag", "conll", "conllu"),
     "pos": ("wordtag", "conllu"),
     "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
     "matching": ("tsv", "csv", "jsonl", "parquet", "arrow"),
@@ -90,11 +93,15 @@ def _format(task: str, path: str, fmt: str) -> str:
     if task in ("ner", "tagging", "matching") and (suffix == ".parquet" or is_parquet(path)):
         return "parquet"
     if task == "ner":
-        return "jsonl" if suffix in (".json", ".jsonl") else "conll"
+        from .wordtag import looks_word_tagged
+
+        return "jsonl" if suffix in (".json", ".jsonl") else "wordtag" if looks_word_tagged(path) else "conll"
     if task in ("cws", "pos") and suffix == ".conllu":
         return "conllu"
     if task == "cws":
-        return "conll" if _looks_char_tagged(path) else "words"
+        from .wordtag import looks_word_tagged
+
+        return "conll" if _looks_char_tagged(path) else "wordtag" if looks_word_tagged(path) else "words"
     if task == "pos":
         return "wordtag"
     return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") else "tsv"
@@ -335,6 +342,8 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
         return _spans_to_rows(read_entity_json(path, notes, fmt), path, notes), "BIO"
     if fmt == "conll-words":
         return _word_tagged_rows(path), "BIO"
+    if fmt == "wordtag":
+        return _named_word_rows(path, notes), "BIO"
     from . import read_char_tagged
     from .tasks import char_tag_rows
 
@@ -345,6 +354,33 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
             raise DataFormatError(path, e.line, f"{e.problem}; a file of words and their tags reads with --format conll-words") from None
         raise
     return char_tag_rows(ds), _scheme_of(ds)
+
+
+def _named_word_rows(path: str, notes: list[str] | None) -> list[dict]:
+    """Sentences of a ``word/TAG`` file (People's Daily's form) tagged with the names their parts of speech mark
+    (:func:`.wordtag.name_entities`), in BIO; how many of each type, and the tags read as names, said in ``notes``."""
+    from collections import Counter
+
+    from ..tags import spans_to_tags
+    from .wordtag import ENTITY_OF_TAG, name_entities
+
+    rows, found = [], Counter()
+    for sentence in _word_tag_sentences(path, notes):
+        spans = name_entities(sentence)
+        found.update(typ for typ, _, _ in spans)
+        rows.append({"text": sentence.text, "tags": spans_to_tags(len(sentence.text), spans, "BIO")})
+    names = ", ".join(f"{typ} {'/'.join(t for t, ty in ENTITY_OF_TAG.items() if ty == typ)}" for typ in ("PER", "LOC", "ORG"))
+    if not found:
+        raise DataFormatError(
+            path, None, f"no word is tagged as a name: the entities of a word/TAG file are its names' parts of speech ({names})"
+        )
+    note = f"{path}: entities from the parts of speech ({names}; a bracketed compound of those tags is one entity): " + ", ".join(
+        f"{typ} {found[typ]:,}" for typ in ("PER", "LOC", "ORG") if found[typ]
+    )
+    logger.info(note)
+    if notes is not None:
+        notes.append(note)
+    return rows
 
 
 def _entity_mapped(rows: list[dict], scheme: str, mapping: dict[str, str] | None, path: str, notes: list[str] | None) -> list[dict]:
@@ -529,7 +565,7 @@ def _conllu_sentences(path: str) -> tuple[list[str], list[list[str]], list[list[
     return texts, words, tags
 
 
-def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
+def _cws_rows(path: str, fmt: str = "words", notes: list[str] | None = None) -> list[dict]:
     from . import read_segmented
     from .tasks import cws_rows
 
@@ -537,6 +573,9 @@ def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
         return cws_rows(*_char_tagged_words(path))
     if fmt == "conllu":
         return cws_rows(*_conllu_sentences(path)[:2])
+    if fmt == "wordtag":
+        sentences = _word_tag_sentences(path, notes)
+        return cws_rows([s.text for s in sentences], [s.words for s in sentences])
     ds = read_segmented(path)
     if len(ds) and max(map(len, ds["words"])) < 2:  # read as whole-line words, it teaches that no line has a boundary
         raise DataFormatError(
@@ -545,47 +584,29 @@ def _cws_rows(path: str, fmt: str = "words") -> list[dict]:
     return cws_rows(ds["text"], ds["words"])
 
 
-#: the line id the PKU release of People's Daily 1998 starts each line with (19980101-01-001-001/m)
-_PD_LINE_ID = re.compile(r"\d{8}-\d{2}-\d{3}-\d{3}/m")
-
-
 def _pos_rows(path: str, notes: list[str] | None = None, fmt: str = "wordtag") -> list[dict]:
     from .tasks import pos_rows
 
     if fmt == "conllu":
         return pos_rows(*_conllu_sentences(path))
-    texts, words, tags, ids = [], [], [], []
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE_CHARS:
-            raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a sentence may have")
-        items = line.split()
-        if _PD_LINE_ID.fullmatch(items[0]):  # an id, not a word of the sentence
-            ids.append(lineno)
-            items = items[1:]
-            if not items:
-                continue
-        ws, ts = [], []
-        for item in items:
-            word, slash, tag = item.rpartition("/")
-            word = word[1:] if word.startswith("[") and len(word) > 1 else word  # a compound opens: [中央/n
-            tag = tag.split("]", 1)[0]  # a compound closes: 电视台/n]nt
-            if not slash or not word or not tag:
-                raise DataFormatError(path, lineno, f"{clip(item)} is not word/TAG (items separated by spaces)")
-            ws.append(word)
-            ts.append(tag)
-        texts.append("".join(ws))
-        words.append(ws)
-        tags.append(ts)
-    if not texts:
+    sentences = _word_tag_sentences(path, notes)
+    return pos_rows([s.text for s in sentences], [s.words for s in sentences], [s.tags for s in sentences])
+
+
+def _word_tag_sentences(path: str, notes: list[str] | None) -> list:
+    """The sentences of a ``word/TAG`` file (:mod:`.wordtag`); People's Daily's line ids, read as ids, said in ``notes``."""
+    from .wordtag import read_word_tag_lines
+
+    sentences = list(read_word_tag_lines(path))
+    if not sentences:
         raise DataFormatError(path, None, "no sentences")
+    ids = sum(s.had_id for s in sentences)
     if ids:
-        note = f"{path}: the line ids of People's Daily 1998 (19980101-01-001-001/m) read as ids, not words, on {len(ids):,} lines"
+        note = f"{path}: the line ids of People's Daily 1998 (19980101-01-001-001/m) read as ids, not words, on {ids:,} lines"
         logger.info(note)
         if notes is not None:
             notes.append(note)
-    return pos_rows(texts, words, tags)
+    return sentences
 
 
 # --- labelled texts and pairs ----------------------------------------------------------------------
@@ -967,10 +988,10 @@ def task_data_from_files(
                 ]
             return rows
     elif task == "cws":
-        train, labels, scheme = _cws_rows(train_file, fmt), ["B", "M", "E", "S"], "BMES-untyped"
+        train, labels, scheme = _cws_rows(train_file, fmt, notes), ["B", "M", "E", "S"], "BMES-untyped"
 
         def read(path):
-            return _cws_rows(path, _format(task, path, file_format))
+            return _cws_rows(path, _format(task, path, file_format), notes)
     elif task == "pos":
         train, scheme = _pos_rows(train_file, notes, fmt), "BMES"
         types = sorted({p for r in train for p in r["pos"]})
@@ -1107,7 +1128,7 @@ def test_data_from_file(
                 {"text": r["text"], "tags": spans_to_tags(len(r["text"]), tags_to_spans(r["tags"], their_scheme), scheme)} for r in rows
             ]
     elif task == "cws":
-        rows = _cws_rows(test_file, fmt)
+        rows = _cws_rows(test_file, fmt, notes)
     elif task == "pos":
         rows = _pos_rows(test_file, notes, fmt)
         known = {label.split("-", 1)[1] for label in head.labels if "-" in label}
