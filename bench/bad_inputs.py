@@ -42,6 +42,7 @@ CLUE = '{"id": 0, "content": "今天真开心", "label": "happiness"}\n{"id": 1,
 PD = "迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n中共中央/nt  总书记/n  江/nr  泽民/nr\n"
 SEG = "迈向  充满  希望  的  新  世纪\n中共中央  总书记  江泽民\n"
 # users' own files (zhbert train TASK --train-file) in the forms read beside the datasets' own
+WORD_POS = "[中共/j  中央/n]nt  总书记/n  江/nr  泽民/nr\n迈向/v  充满/v  希望/n  的/u  新/a  世纪/n\n北京/ns  很/d  大/a\n"
 WORDS_CONLL = "江泽民 B-PER\n主席 O\n在 O\n北京 B-LOC\n\n中国 B-ORG\n银行 I-ORG\n发布 O\n\n上海 B-LOC\n很 O\n大 O\n"
 TAG_JSONL = (
     '{"id": 0, "sentence": "今天真开心", "label": "happiness"}\n{"id": 1, "sentence": "气死了", "label": "anger"}\n'
@@ -106,6 +107,7 @@ def readers():
         "peoples_daily": (data.read_peoples_daily, "199801.txt", PD, True),
         "segmented": (data.read_segmented, "gold.utf8", SEG, True),
         "own ner (conll-words)": (lambda p: task_data_from_files("ner", p, file_format="conll-words"), "words.conll", WORDS_CONLL, True),
+        "own ner (word/POS)": (lambda p: task_data_from_files("ner", p), "199801.txt", WORD_POS, True),
         "own tagging (jsonl)": (lambda p: task_data_from_files("tagging", p), "posts.jsonl", TAG_JSONL, True),
         "own matching (jsonl)": (lambda p: task_data_from_files("matching", p), "pairs.jsonl", PAIR_JSONL, True),
         "own tagging (csv)": (lambda p: task_data_from_files("tagging", p), "waimai.csv", TAG_CSV, True),
@@ -142,6 +144,7 @@ def mutations(name: str, good: str):
     if not row.startswith(("{", "[")) and name not in (
         "segmented",
         "peoples_daily",
+        "own ner (word/POS)",
     ):  # JSON has no columns  # there a line has any number of words
         yield "a column removed", with_line(row.split(sep)[0]), first
         yield "a column added", with_line(row + sep + "extra"), first
@@ -175,7 +178,13 @@ def mutations(name: str, good: str):
         yield "label ²", with_line("²" + row[row.index("\t") :]), first
         yield "empty post", with_line(row[: row.index("\t")] + "\t "), first
         yield "id 2.5 (JSON)", '[{"id": 2.5, "content": "好", "label": "happy"}]', 1
-    if name.startswith("own ner"):
+    if name == "own ner (word/POS)":
+        yield "a compound never closed", with_line(row.replace("]nt", "")), first
+        yield "a compound closed that no [ opened", with_line(row.replace("[", "")), first
+        yield "a compound inside a compound", with_line(row.replace("中央/n", "[中央/n")), first
+        yield "an item without its tag", with_line(row + "  北京"), first
+        yield "no name in the file", "迈向/v  充满/v  希望/n\n", None
+    elif name.startswith("own ner"):
         yield "I- continuing nothing", with_line(row.split()[0] + " I-LOC"), first
     if name in ("own tagging (jsonl)", "own matching (jsonl)"):
         yield "label is an object", with_line(row.replace('"label": "', '"label": {"x": "', 1).replace('"}', '"}}', 1)), first
