@@ -351,6 +351,11 @@ def test_a_word_tag_file_trains_pos_and_reloads(pos_file, tiny_encoder, tmp_path
     assert all(text[w.start : w.end] == w.text and f"S-{w.label}" in data.labels for w in tagged)
 
 
+def _entities_triples_bio(rows):
+    """(text, type, start, end) of each BIO-tagged row's entities, sorted."""
+    return sorted(_entity_triples(rows))
+
+
 def _entity_triples(rows):
     from zhbert.tags import tags_to_spans
 
@@ -801,7 +806,10 @@ def test_folders_that_save_to_disk_wrote_train_and_score(datasets_dir, tmp_path)
         DataFormatError, match=rf"{saved}: a DatasetDict of splits train, validation: give one split's folder, such as {saved / 'train'}"
     ):
         task_data_from_files("ner", str(saved))
-    with pytest.raises(FileNotFoundError, match=rf"{tmp_path}: not a file \(nor a folder that Dataset.save_to_disk wrote\)"):
+    with pytest.raises(
+        FileNotFoundError,
+        match=rf"{tmp_path}: not a file \(nor a folder that Dataset.save_to_disk wrote, nor one of brat's .ann and .txt files\)",
+    ):
         task_data_from_files("ner", str(tmp_path))
 
 
@@ -1193,3 +1201,82 @@ def test_a_space_of_the_text_as_its_own_token_line(tmp_path, datasets_dir):
     read = {r["text"]: r["tags"] for r in data.train + data.dev}
     assert read == {"".join(chars): list(tags) for chars, tags in sentences}
     assert any(t != "O" for tags in read.values() for t in tags)  # entities there, in their places
+
+
+def _write_brat(folder, docs, newline="\n", crlf_counts_two=False):
+    """CLUENER records written as brat's standoff files: per document, the texts one a line in NAME.txt and
+    their entities as ``T`` lines (offsets into the document) in NAME.ann."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, records in docs.items():
+        ann, offset = [], 0
+        for text, entities in records:
+            for e in entities:
+                ann.append(f"T{len(ann) + 1}\t{e['type']} {offset + e['start']} {offset + e['end']}\t{e['text']}")
+            offset += len(text) + (2 if crlf_counts_two and newline == "\r\n" else 1)
+        (folder / f"{name}.txt").write_bytes(newline.join(text for text, _ in records).encode("utf-8") + newline.encode())
+        (folder / f"{name}.ann").write_text("\n".join(ann) + "\n", encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def brat_records(datasets_dir):
+    from zhbert.data import read_cluener
+
+    cluener = read_cluener(str(datasets_dir / "cluener2020" / "dev.json")).select(range(40))
+    return list(zip(cluener["text"], cluener["entities"]))
+
+
+def _entities_of(records):
+    return sorted((text, e["type"], e["start"], e["end"]) for text, entities in records for e in entities)
+
+
+def test_a_folder_of_brat_files_trains_ner_and_reloads(brat_records, tiny_encoder, tmp_path):
+    """brat's standoff files (name.txt and name.ann beside it), the form of brat, INCEpTION's export and the
+    CCKS medical sets: before, a folder was "not a file" and an .ann file was read as CoNLL."""
+    folder = tmp_path / "brat"
+    _write_brat(folder, {"news-1": brat_records[:20], "news-2": brat_records[20:]})
+    with open(folder / "news-1.ann", "a", encoding="utf-8") as f:  # what brat writes beside entities, and an entity in two pieces
+        f.write("R1\tWorks_for Arg1:T1 Arg2:T2\nA1\tNegated T1\n#1\tAnnotatorNotes T1\tchecked\n")
+        text = brat_records[0][0]
+        f.write(f"T99\tname 0 1;2 3\t{text[0]} {text[2]}\n")
+    data = task_data_from_files("ner", str(folder))
+    assert _entities_triples_bio(data.train + data.dev) == _entities_of(brat_records)
+    notes = " ".join(data.notes)
+    assert "(brat)" in notes and "1 entities flat tags cannot hold left out (discontinuous 1), the first at news-1.ann:" in notes
+    assert "annotations that are not entities not read: attributes 1, notes 1, relations 1" in notes
+    for one in (folder / "news-2.ann", folder / "news-2.txt"):  # one document, named by either of its files
+        assert _entities_triples_bio(
+            sum(map(list, (lambda d: (d.train, d.dev))(task_data_from_files("ner", str(one)))), [])
+        ) == _entities_of(brat_records[20:])
+    r = _train("ner", folder, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    text = brat_records[0][0]
+    assert all(text[s.start : s.end] == s.text for s in zhbert.load(str(tmp_path / "run" / "model"))(text))
+
+
+@pytest.mark.parametrize("crlf_counts_two", [False, True])
+def test_brat_text_with_windows_line_ends_reads_with_either_offset_count(brat_records, tmp_path, crlf_counts_two):
+    """brat's server counts a CRLF as one character, its older releases as two: both read the same entities."""
+    folder = tmp_path / "brat"
+    _write_brat(folder, {"doc": brat_records[:10]}, newline="\r\n", crlf_counts_two=crlf_counts_two)
+    data = task_data_from_files("ner", str(folder))
+    assert _entities_triples_bio(data.train + data.dev) == _entities_of(brat_records[:10])
+    assert not any("\r" in r["text"] for r in data.train + data.dev)
+
+
+def test_bad_brat_files_are_named_at_their_line(brat_records, tmp_path):
+    folder = tmp_path / "brat"
+    _write_brat(folder, {"doc": brat_records[:5]})
+    ann = (folder / "doc.ann").read_text(encoding="utf-8").splitlines()
+    first = ann[0].split("\t")
+    for line, problem in (
+        (f"{first[0]}\t{first[1]}\t{first[2]}X", "doc.txt holds .* not the mention"),
+        (f"{first[0]}\t{first[1].split()[0]} 100000 100002\t{first[2]}", "ends at 100002, past the end of doc.txt"),
+        (f"{first[0]} {first[1]} {first[2]}", "is not a brat annotation"),
+        (f"{first[0]}\t{first[1].split()[0]} 5 5\t", "an end at or before its start"),
+    ):
+        (folder / "doc.ann").write_text("\n".join([line, *ann[1:]]) + "\n", encoding="utf-8")
+        with pytest.raises(DataFormatError, match=rf"doc\.ann:1: .*{problem}"):
+            task_data_from_files("ner", str(folder))
+    (folder / "doc.txt").unlink()
+    with pytest.raises(DataFormatError, match=r"doc\.txt: not found: brat keeps doc\.ann's text in doc\.txt"):
+        task_data_from_files("ner", str(folder / "doc.ann"))

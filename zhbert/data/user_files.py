@@ -15,6 +15,7 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   ``{"text", "label": [{"start", "end", "text", "labels"}]}``, or
   Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
   run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
+  ``brat`` - a folder of brat's ``NAME.txt`` and ``NAME.ann`` files, or one of them (:mod:`.brat`);
   ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
 * ``cws``: ``words`` - one sentence per line, words separated by spaces; ``wordtag`` - the words of People's
   Daily's ``word/POS`` lines.
@@ -56,7 +57,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "conll-words", "wordtag", "jsonl", "parquet", "arrow"),
+    "ner": ("conll", "conll-words", "wordtag", "jsonl", "brat", "parquet", "arrow"),
     "cws": ("words", "wordtag", "conll", "conllu"),
     "pos": ("wordtag", "conllu"),
     "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
@@ -74,8 +75,12 @@ def _check_given(path: str, option: str) -> None:
     if not Path(path).exists():
         raise FileNotFoundError(f"{path}: {option} not found")
     if Path(path).is_dir():
-        if not is_saved_dataset(path):
-            raise FileNotFoundError(f"{path}: not a file (nor a folder that Dataset.save_to_disk wrote)")
+        from .brat import is_brat_folder
+
+        if not is_saved_dataset(path) and not is_brat_folder(path):
+            raise FileNotFoundError(
+                f"{path}: not a file (nor a folder that Dataset.save_to_disk wrote, nor one of brat's .ann and .txt files)"
+            )
     else:
         _check_path(Path(path))  # a pipe or a device is refused by name
 
@@ -92,6 +97,10 @@ def _format(task: str, path: str, fmt: str) -> str:
         return "arrow"
     if task in ("ner", "tagging", "matching") and (suffix == ".parquet" or is_parquet(path)):
         return "parquet"
+    if task == "ner" and (suffix == ".ann" or (suffix == ".txt" and Path(path).with_suffix(".ann").is_file())):
+        return "brat"
+    if task == "ner" and Path(path).is_dir():
+        return "brat"  # not a saved dataset (above): a folder of brat's files
     if task == "ner":
         from .wordtag import looks_word_tagged
 
@@ -326,7 +335,8 @@ def _spans_to_rows(records: list[dict], path: str, notes: list[str] | None = Non
                 if first is None:
                     outer = flat[-1]
                     text = rec["text"]
-                    first = f"line {rec['line']}: {typ} {text[s:e]!r} within or across {outer[0]} {text[outer[1] : outer[2]]!r}"
+                    where = rec.get("where") or f"line {rec['line']}"  # brat's records name their text file
+                    first = f"{where}: {typ} {text[s:e]!r} within or across {outer[0]} {text[outer[1] : outer[2]]!r}"
         rows.append({"text": rec["text"], "tags": spans_to_tags(len(rec["text"]), flat, "BIO")})
     if left_out:
         mentions = f"{left_out:,} nested or overlapping mention{'s' if left_out > 1 else ''}"
@@ -344,6 +354,10 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
         return _word_tagged_rows(path), "BIO"
     if fmt == "wordtag":
         return _named_word_rows(path, notes), "BIO"
+    if fmt == "brat":
+        from .brat import read_brat
+
+        return _spans_to_rows(read_brat(path, notes), path, notes), "BIO"
     from . import read_char_tagged
     from .tasks import char_tag_rows
 
