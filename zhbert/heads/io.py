@@ -321,7 +321,14 @@ def plain_head_settings(config: dict, where: Path, pairs: bool = False) -> HeadC
             parse_tag(label, scheme)
     except ValueError as e:
         shown = ", ".join(labels[:8]) + (", ..." if len(labels) > 8 else "")
-        raise _error(where, f"its labels ({shown}) are no tag scheme zhbert reads: {e}") from None
+        why = str(e)
+        if labels == [f"LABEL_{i}" for i in range(len(labels))]:  # transformers' names when training gave none
+            why = (
+                "they are transformers' placeholders, the model was saved without its tags' names: write them in "
+                'config.json as id2label, in the order of the training data\'s tag ids ({"0": "O", "1": "B-PER", ...}), '
+                "and label2id likewise"
+            )
+        raise _error(where, f"its labels ({shown}) are no tag scheme zhbert reads: {why}") from None
     return HeadConfig(kind="token", labels=labels, scheme=scheme)
 
 
