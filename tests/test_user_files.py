@@ -1280,3 +1280,15 @@ def test_bad_brat_files_are_named_at_their_line(brat_records, tmp_path):
     (folder / "doc.txt").unlink()
     with pytest.raises(DataFormatError, match=r"doc\.txt: not found: brat keeps doc\.ann's text in doc\.txt"):
         task_data_from_files("ner", str(folder / "doc.ann"))
+
+
+def test_a_training_file_of_one_example_says_why_it_cannot_train(tmp_path, datasets_dir):
+    """One sentence, held out as the dev split, left "error: no training examples" with no word of why."""
+    lines = _lines(datasets_dir / "peoples_daily_ner" / "example.dev", 200)
+    one = tmp_path / "one.conll"
+    blocks = "".join(lines).split("\n\n")
+    one.write_text(next(b for b in blocks if "B-" in b) + "\n\n", encoding="utf-8")  # the first sentence with an entity
+    with pytest.raises(DataFormatError, match=rf"{one}: 1 example: too few to hold out a dev split .*--validation-file"):
+        task_data_from_files("ner", str(one))
+    data = task_data_from_files("ner", str(one), validation_file=str(one))
+    assert len(data.train) == 1

@@ -1062,6 +1062,12 @@ def task_data_from_files(
         dev = read(validation_file)
         notes.append(f"dev: {validation_file}")
     else:
+        if len(train) < 2:  # held out, the one example would leave nothing to train on
+            raise DataFormatError(
+                train_file,
+                None,
+                f"{len(train)} example: too few to hold out a dev split and train on the rest; give more, or --validation-file",
+            )
         train, dev = _hold_out(train, validation_share, seed)
         notes.append(f"dev: {len(dev):,} rows ({validation_share:.0%}) held out from the training file, seed {seed}")
     if test_file:
