@@ -1292,3 +1292,22 @@ def test_a_training_file_of_one_example_says_why_it_cannot_train(tmp_path, datas
         task_data_from_files("ner", str(one))
     data = task_data_from_files("ner", str(one), validation_file=str(one))
     assert len(data.train) == 1
+
+
+def test_weibo_ner_s_own_release_reads_its_position_digits_as_positions(datasets_dir, tmp_path):
+    """Weibo NER as its authors release it writes each character with its position in its word (口0 腔1):
+    as a --train-file it was refused with "expected one character per line ... reads with --format
+    conll-words", and that format would have put the digits into every text."""
+    from zhbert.data import read_char_tagged
+
+    path = datasets_dir / "weibo_ner" / "weiboNER_2nd_conll.dev"
+    data = task_data_from_files("ner", str(path), validation_file=str(path))
+    assert any("written with its position in its word" in n for n in data.notes)
+    expected = read_char_tagged(str(path), position_digits=True)
+    assert [r["text"] for r in data.train] == expected["text"]
+    assert data.train[0]["text"].startswith("口腔溃疡")  # not 口0腔1溃0疡1
+    assert data.labels == ["O"] + [f"{p}-{t}" for t in sorted({e["type"] for es in expected["entities"] for e in es}) for p in "BI"]
+    words = tmp_path / "words.conll"  # a word a line is still told its own format, not read as positions
+    words.write_text("口腔 O\n溃疡 O\n\n", encoding="utf-8")
+    with pytest.raises(DataFormatError, match=r"words\.conll:1: expected one character per line.*reads with --format conll-words"):
+        task_data_from_files("ner", str(words))

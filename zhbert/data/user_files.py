@@ -46,6 +46,8 @@ import random
 import re
 from pathlib import Path
 
+import regex
+
 from ..errors import DataFormatError, clip
 from ..tags import check_sequence, labels_for, tags_to_spans
 from .conllu import conllu_cells
@@ -364,10 +366,36 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
     try:
         ds = read_char_tagged(path, scheme="auto")
     except DataFormatError as e:
-        if "expected one character per line" in str(e):  # a word and its tag a line: a format of its own
+        if "expected one character per line" not in str(e):
+            raise
+        if not _has_position_digits(path):  # a word and its tag a line: a format of its own
             raise DataFormatError(path, e.line, f"{e.problem}; a file of words and their tags reads with --format conll-words") from None
-        raise
+        ds = read_char_tagged(path, scheme="auto", position_digits=True)
+        note = f"{path}: each character is written with its position in its word (口0 腔1, Weibo NER's form): the digits read as positions"
+        logger.info(note)
+        if notes is not None:
+            notes.append(note)
     return char_tag_rows(ds), _scheme_of(ds)
+
+
+#: a token of Weibo NER's second release: a character (a grapheme cluster) and its position in its word
+_POSITIONED_CHAR = regex.compile(r"\X\d{1,3}")
+
+
+def _has_position_digits(path: str, sample: int = 200) -> bool:
+    """Whether every token of the file's first ``sample`` lines is a character followed by digits (``口0``)."""
+    from .char_tagged import is_document_marker
+
+    seen = 0
+    for _, line in iter_lines(path):
+        if not line.strip() or is_document_marker(line):
+            continue
+        if not _POSITIONED_CHAR.fullmatch(line.split()[0]):
+            return False
+        seen += 1
+        if seen >= sample:
+            break
+    return seen > 0
 
 
 def _named_word_rows(path: str, notes: list[str] | None) -> list[dict]:
