@@ -1311,3 +1311,28 @@ def test_weibo_ner_s_own_release_reads_its_position_digits_as_positions(datasets
     words.write_text("口腔 O\n溃疡 O\n\n", encoding="utf-8")
     with pytest.raises(DataFormatError, match=r"words\.conll:1: expected one character per line.*reads with --format conll-words"):
         task_data_from_files("ner", str(words))
+
+
+def test_labelled_files_as_their_sets_ship_them_are_read_by_their_form(datasets_dir):
+    """CLUE's emotion set is JSON lines named .txt, SMP2020-EWECT's virus set one JSON array in a .txt, and
+    PAWS-X's and UER's TSVs name their columns on the first line (id, sentence1, sentence2, label; label,
+    text_a). As --train-file each was refused as a TSV of the wrong column count or of swapped columns."""
+    from zhbert import data as readers
+
+    def read(task, name):
+        path = str(datasets_dir / name)
+        return task_data_from_files(task, path, validation_file=path)  # no hold-out: rows in the file's order
+
+    emotion = read("tagging", "clue_emotion2020/valid.txt")
+    expected = readers.read_clue_emotion(str(datasets_dir / "clue_emotion2020/valid.txt"))
+    assert [r["text"] for r in emotion.train] == expected["text"]
+    assert [emotion.labels[r["label"]] for r in emotion.train] == [expected.features["label"].int2str(i) for i in expected["label"]]
+    virus = read("tagging", "smp2020_ewect_virus/virus_eval_labeled.txt")
+    assert "(jsonl)" in virus.notes[0] and len(virus.train) == 2000 and set(virus.labels) >= {"angry", "happy", "sad"}
+    paws = read("matching", "pawsx_zh/dev_2k.tsv")
+    expected = readers.read_pawsx(str(datasets_dir / "pawsx_zh/dev_2k.tsv"))
+    assert [(r["text_a"], r["text_b"]) for r in paws.train] == list(zip(expected["sentence1"], expected["sentence2"]))
+    assert any("names the columns ('id | sentence1 | sentence2 | label'): read by name" in n for n in paws.notes)
+    usual = read("tagging", "smp2020_ewect_usual/dev.tsv")
+    expected = readers.read_smp2020_ewect(str(datasets_dir / "smp2020_ewect_usual/dev.tsv"))
+    assert [r["text"] for r in usual.train] == [t.strip() for t in expected["text"]] and usual.labels == ["0", "1", "2", "3", "4", "5"]

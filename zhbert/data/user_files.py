@@ -106,7 +106,7 @@ def _format(task: str, path: str, fmt: str) -> str:
     if task == "ner":
         from .wordtag import looks_word_tagged
 
-        return "jsonl" if suffix in (".json", ".jsonl") else "wordtag" if looks_word_tagged(path) else "conll"
+        return "jsonl" if suffix in (".json", ".jsonl") or _looks_json(path) else "wordtag" if looks_word_tagged(path) else "conll"
     if task in ("cws", "pos") and suffix == ".conllu":
         return "conllu"
     if task == "cws":
@@ -115,7 +115,27 @@ def _format(task: str, path: str, fmt: str) -> str:
         return "conll" if _looks_char_tagged(path) else "wordtag" if looks_word_tagged(path) else "words"
     if task == "pos":
         return "wordtag"
-    return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") else "tsv"
+    return "csv" if suffix == ".csv" else "jsonl" if suffix in (".json", ".jsonl") or _looks_json(path) else "tsv"
+
+
+def _looks_json(path: str) -> bool:
+    """Whether a file of another extension holds JSON records (CLUE's emotion set ships JSON lines as ``.txt``,
+    SMP2020-EWECT's virus set a JSON array): its first line an object, or an array's opening."""
+    import json
+
+    for _, line in iter_lines(path):
+        line = line.strip()
+        if not line:
+            continue
+        if line in ("{", "[") or line.startswith("[{"):
+            return True
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                return isinstance(json.loads(line), dict)
+            except ValueError:
+                return False
+        return False
+    return False
 
 
 def _records(path: str, fmt: str):
@@ -652,7 +672,8 @@ def _word_tag_sentences(path: str, notes: list[str] | None) -> list:
 
 
 # --- labelled texts and pairs ----------------------------------------------------------------------
-def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
+def _tsv(path: str, columns: int, want: str = "") -> list[tuple[int, list[str]]]:
+    """``(line, cells)`` of each non-blank line, each of ``columns`` tab-separated cells (``want`` says which)."""
     rows = []
     for lineno, line in iter_lines(path):
         if not line.strip():
@@ -661,7 +682,7 @@ def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
             raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a row may have")
         cells = line.split("\t")
         if len(cells) != columns:
-            want = "text<TAB>label" if columns == 2 else "text_a<TAB>text_b<TAB>label"
+            want = want or ("text<TAB>label" if columns == 2 else "text_a<TAB>text_b<TAB>label")
             raise DataFormatError(path, lineno, f"{len(cells)} tab-separated columns, expected {columns} ({want}): {clip(line)}")
         rows.append((lineno, [c.strip() for c in cells]))
     return rows
@@ -671,7 +692,7 @@ def _tsv(path: str, columns: int) -> list[tuple[int, list[str]]]:
 #: ``sentence``, ``content``; ChnSentiCorp and the other SophonPlus sentiment sets ``review``; a Chinese
 #: header 文本, 内容, 句子, 评论), and the two texts of a pair (CLUE's and OCNLI's ``sentence1``/``sentence2``,
 #: CHIP-STS's ``text1``/``text2``, Quora's ``question1``/``question2``): tried in this order
-TEXT_NAMES = ("text", "sentence", "content", "review", "文本", "内容", "句子", "评论")
+TEXT_NAMES = ("text", "sentence", "content", "review", "文本", "内容", "句子", "评论", "text_a")
 PAIR_NAMES = (("text_a", "text_b"), ("sentence1", "sentence2"), ("text1", "text2"), ("query1", "query2"), ("question1", "question2"))
 #: CLUE's label for a pair its annotators did not agree on (OCNLI, CMNLI): no class, left out and counted
 NO_GOLD_LABEL = "-"
@@ -841,6 +862,31 @@ def _without_header(path: str, rows: list[tuple[int, list[str]]], notes: list[st
     return rows
 
 
+def _named_tsv(path: str, task: str, text_column: str, label_column: str, notes: list[str] | None) -> list[tuple[int, list]] | None:
+    """The rows of a TSV whose first line names its columns, read by name as a CSV's are (UER's and
+    TencentPretrain's ``label<TAB>text_a``, PAWS-X's ``id<TAB>sentence1<TAB>sentence2<TAB>label``); ``None``
+    when the first line names no label column and no text column."""
+    first = next(((lineno, line) for lineno, line in iter_lines(path) if line.strip()), None)
+    if first is None:
+        return None
+    header = [cell.strip() for cell in first[1].split("\t")]
+    texts = {text_column, *TEXT_NAMES, *(name for names in PAIR_NAMES for name in names)}
+    if label_column not in header or not texts & set(header) or len(set(header)) < len(header):
+        return None
+    names = _column_names(task, header, text_column, label_column, path, first[0], "column", notes)
+    if header == names:
+        return None  # the columns in their plain order: a header row, dropped as any other file's
+    index = [header.index(name) for name in names]
+    note = (
+        f"{path}:{first[0]} names the columns ({clip(' | '.join(header))}): read by name (texts {', '.join(names[:-1])}; label {names[-1]})"
+    )
+    logger.info(note)
+    if notes is not None:
+        notes.append(note)
+    rows = _tsv(path, len(header), "<TAB>".join(header))[1:]
+    return [(lineno, [cells[i] for i in index]) for lineno, cells in rows]
+
+
 def _labelled(
     path: str, task: str, fmt: str, text_column: str, label_column: str, notes: list[str] | None = None, label_separator: str = ""
 ) -> list[tuple[int, list]]:
@@ -848,7 +894,8 @@ def _labelled(
     where the text has several (a JSON list, or a cell cut at ``label_separator``)."""
     columns = 2 if task == "tagging" else 3
     if fmt == "tsv":
-        rows = _without_header(path, _tsv(path, columns), notes)
+        rows = _named_tsv(path, task, text_column, label_column, notes)
+        rows = _without_header(path, _tsv(path, columns), notes) if rows is None else rows
     else:
         rows = (
             _csv(path, task, text_column, label_column, notes)
