@@ -1336,3 +1336,23 @@ def test_labelled_files_as_their_sets_ship_them_are_read_by_their_form(datasets_
     usual = read("tagging", "smp2020_ewect_usual/dev.tsv")
     expected = readers.read_smp2020_ewect(str(datasets_dir / "smp2020_ewect_usual/dev.tsv"))
     assert [r["text"] for r in usual.train] == [t.strip() for t in expected["text"]] and usual.labels == ["0", "1", "2", "3", "4", "5"]
+
+
+def test_rows_with_nothing_to_learn_from_are_left_out_and_counted(datasets_dir, tmp_path):
+    """ChnSentiCorp's hotel reviews, as SophonPlus ships them, hold one row with no review ("0,", line 6,376):
+    the whole file was refused there. Now that row is left out and said; a row without a label likewise; a
+    file in which no row has a label is refused (it cannot train)."""
+    path = datasets_dir / "sophonplus_sentiment" / "ChnSentiCorp_htl_all.csv"
+    data = task_data_from_files("tagging", str(path), validation_file=str(path))
+    assert len(data.train) == 7765 and f"{path}: 1 rows with an empty text left out, the first at line 6376" in data.notes
+    every = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines = every[:21] + every[-19:]  # the header, 20 positive and 19 negative reviews
+    unlabelled = tmp_path / "some.csv"
+    unlabelled.write_text(lines[0] + "," + lines[5].split(",", 1)[1] + "".join(lines[1:5] + lines[6:]), encoding="utf-8")
+    data = task_data_from_files("tagging", str(unlabelled))
+    assert f"{unlabelled}: 1 rows without a label left out, the first at line 2" in data.notes
+    assert len(data.train) + len(data.dev) == 38
+    none = tmp_path / "none.tsv"
+    none.write_text("".join(line.split(",", 1)[1].rstrip("\n") + "\t\n" for line in lines[1:]), encoding="utf-8")
+    with pytest.raises(DataFormatError, match=rf"{none}:1: no row has a label"):
+        task_data_from_files("tagging", str(none))

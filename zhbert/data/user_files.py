@@ -909,11 +909,20 @@ def _labelled(
             (lineno, [*cells[:-1], [label.strip() for label in cells[-1].split(label_separator) if label.strip()]])
             for lineno, cells in rows
         ]
-    for lineno, cells in rows:
-        if not all(cells[:-1]) or cells[-1] == "":  # an empty list is a text none of the labels applies to
-            raise DataFormatError(path, lineno, "an empty text or label")
     if not rows:
         raise DataFormatError(path, None, "no rows")
+    # a row with nothing to learn from (ChnSentiCorp's hotel reviews hold one "0," among 7,766) is left out and
+    # counted, as a pair nobody agreed on is; an empty list is a text none of the labels applies to, and kept
+    empty_text = [lineno for lineno, cells in rows if not all(cells[:-1])]
+    no_label = [lineno for lineno, cells in rows if all(cells[:-1]) and cells[-1] == ""]
+    if len(no_label) == len(rows):
+        raise DataFormatError(path, rows[0][0], "no row has a label: a file without labels cannot train or score a model")
+    if empty_text or no_label:
+        rows = [(lineno, cells) for lineno, cells in rows if all(cells[:-1]) and cells[-1] != ""]
+        _left_out(path, fmt, empty_text, "rows with an empty text", notes)
+        _left_out(path, fmt, no_label, "rows without a label", notes)
+    if not rows:
+        raise DataFormatError(path, None, "no row holds a text")
     return rows
 
 
