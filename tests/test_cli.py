@@ -465,3 +465,43 @@ def test_predict_writes_the_text_form_training_reads_back(pd_sentences, weibo_po
     r = _zhbert("predict", "--model", "tagging", "--output-format", "text", str(record))
     assert r.returncode == 1 and r.stdout.startswith("今天真开心\t")  # the other record is still written
     assert f"{record}:1: a text holding a tab or a line break cannot be a TSV cell" in r.stderr
+
+
+def test_predict_writes_label_studio_tasks_whose_corrected_export_trains(pd_sentences, weibo_posts, tmp_path):
+    """`--output-format label-studio`: the model's answers as Label Studio pre-annotations, one JSON array of
+    tasks. Accepted as they are in Label Studio (predictions copied into annotations, as its export then
+    holds them), they read back through `zhbert train` as the same entities and labels."""
+    from zhbert.data.user_files import task_data_from_files
+    from zhbert.tags import tags_to_spans
+
+    texts = tmp_path / "texts.txt"
+    texts.write_text("\n".join(pd_sentences[:12]) + "\n", encoding="utf-8")
+    as_json = [json.loads(line) for line in _zhbert("predict", "--model", "ner", str(texts)).stdout.splitlines()]
+    r = _zhbert("predict", "--model", "ner", str(texts), "--output-format", "label-studio")
+    assert r.returncode == 0, r.stderr
+    tasks = json.loads(r.stdout)
+    assert [t["data"]["text"] for t in tasks] == pd_sentences[:12]
+    for task, p in zip(tasks, as_json):
+        (prediction,) = task["predictions"]
+        assert prediction["model_version"] == "ner" and prediction["score"] == min((e["score"] for e in p["entities"]), default=1.0)
+        assert all(x["from_name"] == "label" and x["to_name"] == "text" and x["type"] == "labels" for x in prediction["result"])
+    exported = tmp_path / "export.json"  # as Label Studio exports them once each task is submitted unchanged
+    exported.write_text(json.dumps([{**t, "annotations": [{"result": t["predictions"][0]["result"]}]} for t in tasks]), encoding="utf-8")
+    data = task_data_from_files("ner", str(exported), validation_file=str(exported))
+    entities = [sorted((e["label"], e["start"], e["end"]) for e in p["entities"]) for p in as_json]
+    assert sum(map(len, entities)) >= 5 and [sorted(tags_to_spans(r["tags"], "BIO")) for r in data.dev] == entities
+
+    posts = tmp_path / "posts.txt"
+    posts.write_text("\n".join([p for p in weibo_posts[:30] if "\t" not in p][:8]) + "\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", "tagging", str(posts), "--output-format", "label-studio", "--studio-label-name", "sentiment")
+    tasks = json.loads(r.stdout)
+    assert all(t["predictions"][0]["result"][0]["from_name"] == "sentiment" for t in tasks)
+    exported.write_text(json.dumps([{**t, "annotations": [{"result": t["predictions"][0]["result"]}]} for t in tasks]), encoding="utf-8")
+    data = task_data_from_files("tagging", str(exported), validation_file=str(exported))
+    assert [data.labels[r["label"]] for r in data.dev] == [t["predictions"][0]["result"][0]["value"]["choices"][0] for t in tasks]
+    r = _zhbert("predict", "--model", "cws", str(posts), "--output-format", "label-studio")
+    assert r.returncode == 2 and "Label Studio tasks here hold an NER or a tagging model's answers on texts, not a Segmenter's" in r.stderr
+    bad = tmp_path / "bad.jsonl"  # a bad record past the first chunk: the array written so far is closed
+    bad.write_text("".join(json.dumps({"text": t}, ensure_ascii=False) + "\n" for t in pd_sentences[:3]) + "{broken\n", encoding="utf-8")
+    r = _zhbert("predict", "--model", "ner", str(bad), "--output-format", "label-studio", "--batch-size", "1")
+    assert r.returncode == 1 and len(json.loads(r.stdout)) == 3 and "bad.jsonl:4" in r.stderr

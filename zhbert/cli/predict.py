@@ -101,7 +101,14 @@ def predict(
         "--output-format",
         help="jsonl (one JSON object a text: offsets, scores) or text, the form training reads back: words separated by "
         "spaces (segmentation), word/TAG (POS), CoNLL with BIO tags (NER), text<TAB>label (tagging; several labels joined "
-        "by ','), text_a<TAB>text_b<TAB>label (matching), the filled text (fill-mask)",
+        "by ','), text_a<TAB>text_b<TAB>label (matching), the filled text (fill-mask); or label-studio (NER and tagging): "
+        "one JSON array of Label Studio tasks with the answers as predictions, to import and correct",
+    ),
+    studio_label_name: str = typer.Option(
+        "label",
+        "--studio-label-name",
+        help="--output-format label-studio: the name of the <Labels> or <Choices> tag in your labeling config "
+        "(the NER template's is label, the text classification template's sentiment)",
     ),
     text_column: str = typer.Option("text", "--text-column", help="--format jsonl or parquet: the key (column) holding the text"),
     pairs: bool = typer.Option(
@@ -114,7 +121,7 @@ def predict(
     from ..api import PERSON_NAMES, Classifier, EntityRecognizer, MaskedLM, Matcher, MultiTask, Segmenter, load
     from ..errors import ZhbertError
     from .predict_inputs import TOKENS_KEY, next_chunk, predicted_token_tags
-    from .predict_outputs import OUTPUT_FORMATS, text_lines
+    from .predict_outputs import OUTPUT_FORMATS, STUDIO_FORMAT, studio_task, text_lines
 
     if batch_size < 1:
         _fail(f"--batch-size must be at least 1, got {batch_size}", code=2)
@@ -132,6 +139,19 @@ def predict(
         _fail(str(e))
     if output_format == "text" and isinstance(pred, MultiTask):
         _fail(f"{model}: a multi-task model answers with several heads, and the text form holds one: use --output-format jsonl", code=2)
+    studio = output_format == STUDIO_FORMAT
+    if studio and (not isinstance(pred, (EntityRecognizer, Classifier)) or (chunk and TOKENS_KEY in chunk[0][2])):
+        what = "its tokens" if isinstance(pred, (EntityRecognizer, Classifier)) else f"a {type(pred).__name__}'s answers"
+        _fail(
+            f"{model}: Label Studio tasks here hold an NER or a tagging model's answers on texts, not {what}: use --output-format jsonl",
+            code=2,
+        )
+    written = 0  # Label Studio tasks: one JSON array, opened before the first and closed after the last (or at an error)
+
+    def close_array() -> None:
+        if studio:
+            typer.echo("[]" if not written else "]")
+
     run = pred.fill_mask if isinstance(pred, MaskedLM) else pred
     if isinstance(pred, Segmenter):
         if person_names not in PERSON_NAMES:
@@ -158,6 +178,11 @@ def predict(
                 except ValueError as e:
                     bad.append(f"{'<stdin>' if file == '-' else file}:{lineno}: {e}")
                 continue
+            if studio:
+                task = json.dumps(studio_task(pred, item, result, kept, model, studio_label_name), ensure_ascii=False)
+                typer.echo(("[" if not written else ",") + task)
+                written += 1
+                continue
             out = {**kept, **_result_json(pred, item, result)}
             if TOKENS_KEY in kept and isinstance(pred, EntityRecognizer):  # tags to score against the file's own
                 out["tags"] = predicted_token_tags(kept[TOKENS_KEY], result)
@@ -168,8 +193,10 @@ def predict(
             chunk = next_chunk(rows, batch_size)
         except (ZhbertError, OSError, ValueError) as e:  # a bad line further on: what came before is written
             bar.close()
+            close_array()
             _fail(f"{e} (the {done:,} lines before it were written)")
     bar.close()
+    close_array()
     if bad:
         for line in bad[:20]:
             typer.secho(f"zhbert: error: {line}", fg=typer.colors.RED, err=True)

@@ -15,13 +15,24 @@ that read them:
 
 A prediction the form cannot hold (a word with a space in it, a text with a tab) is an error for
 that input, named with its line; the other inputs are still written.
+
+``--output-format label-studio`` writes Label Studio's tasks with the model's answers as predictions
+(pre-annotations, https://labelstud.io/guide/predictions): one JSON array, a task per text
+(``{"data": {"text"}, "predictions": [{"model_version", "score", "result"}]}``), an NER model's entities as
+``labels`` results and a tagging model's labels as ``choices``, under the name of the labeling config's
+``<Labels>`` or ``<Choices>`` tag (``--studio-label-name``, ``label`` by default) and its ``<Text name="text">``.
+A prediction's score is its least certain entity's (none: 1.0) or its chosen label's, so sorting tasks by it
+puts the ones to check first. Annotators correct them, and Label Studio's export trains with ``zhbert train``.
 """
 
 from __future__ import annotations
 
-__all__ = ["OUTPUT_FORMATS", "text_lines"]
+__all__ = ["OUTPUT_FORMATS", "text_lines", "studio_task", "STUDIO_FORMAT", "STUDIO_TEXT_NAME"]
 
-OUTPUT_FORMATS = ("jsonl", "text")
+STUDIO_FORMAT = "label-studio"
+OUTPUT_FORMATS = ("jsonl", "text", STUDIO_FORMAT)
+#: the name (and data key, ``$text``) of the Text tag in Label Studio's text templates
+STUDIO_TEXT_NAME = "text"
 LABEL_SEPARATOR = ","
 
 
@@ -73,3 +84,26 @@ def text_lines(pred, item, result, kept: dict) -> list[str]:
     if isinstance(pred, MaskedLM):
         return [_filled(item, result)]
     raise ValueError(f"{type(pred).__name__} has no text form: use --output-format jsonl")
+
+
+def studio_task(pred, item: str, result, kept: dict, model_version: str, label_name: str) -> dict:
+    """One Label Studio task for ``item``: its text (and the input's id) as data, the model's answer as a prediction."""
+    from ..api import Classifier, EntityRecognizer
+
+    def result_item(k: int, kind: str, value: dict, score: float) -> dict:
+        return {"id": f"r{k}", "from_name": label_name, "to_name": STUDIO_TEXT_NAME, "type": kind, "value": value, "score": score}
+
+    if isinstance(pred, EntityRecognizer):
+        results = [
+            result_item(k, "labels", {"start": e.start, "end": e.end, "text": e.text, "labels": [e.label]}, e.score)
+            for k, e in enumerate(result)
+        ]
+        score = min((e.score for e in result), default=1.0)
+    elif isinstance(pred, Classifier):
+        chosen = [label.label for label in result.labels]
+        score = min((label.score for label in result.labels), default=1.0)
+        results = [result_item(0, "choices", {"choices": chosen}, score)] if chosen else []
+    else:
+        raise ValueError(f"{type(pred).__name__} has no Label Studio form here (NER and tagging models have): use --output-format jsonl")
+    data = {STUDIO_TEXT_NAME: item, **{k: v for k, v in kept.items() if k in ("id", "idx")}}
+    return {"data": data, "predictions": [{"model_version": model_version, "score": score, "result": results}]}
