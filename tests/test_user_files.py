@@ -1356,3 +1356,28 @@ def test_rows_with_nothing_to_learn_from_are_left_out_and_counted(datasets_dir, 
     none.write_text("".join(line.split(",", 1)[1].rstrip("\n") + "\t\n" for line in lines[1:]), encoding="utf-8")
     with pytest.raises(DataFormatError, match=rf"{none}:1: no row has a label"):
         task_data_from_files("tagging", str(none))
+
+
+def test_ccks_yidu_records_with_chinese_entity_types_train_and_reload(brat_records, tiny_encoder, tmp_path):
+    """CCKS 2019's Yidu-S4K (the common Chinese medical NER set) writes {"originalText", "entities": [{"label_type",
+    "start_pos", "end_pos"}]}, its types in Chinese: it was refused ("no 'text' string"). CLUENER's news written in
+    that shape, with Chinese type names, trains, saves and reloads with those names."""
+    chinese = {"name": "人名", "address": "地址", "organization": "组织", "company": "公司", "government": "政府"}
+    path = tmp_path / "subtask1_training_part1.txt"  # the release's name: JSON lines in a .txt, a BOM first
+    records = [
+        {
+            "originalText": text,
+            "entities": [{"label_type": chinese.get(e["type"], "其他"), "start_pos": e["start"], "end_pos": e["end"]} for e in es],
+        }
+        for text, es in brat_records
+    ]
+    path.write_text("\ufeff" + "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    data = task_data_from_files("ner", str(path), validation_file=str(path))
+    assert "B-人名" in data.labels and "I-地址" in data.labels
+    expected = sorted((text, chinese.get(e["type"], "其他"), e["start"], e["end"]) for text, es in brat_records for e in es)
+    assert _entities_triples_bio(data.dev) == expected
+    r = _train("ner", path, tiny_encoder, tmp_path / "run")
+    assert r.returncode == 0, r.stderr[-3000:]
+    model = zhbert.load(str(tmp_path / "run" / "model"))
+    assert "B-人名" in model.head.labels
+    assert all(s.label in set(chinese.values()) | {"其他"} for s in model(brat_records[0][0]))

@@ -10,7 +10,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   object per line (or one array), each either
   CLUENER's ``{"text", "label": {type: {mention: [[start, end]]}}}`` (end inclusive), doccano's
   ``{"text", "label": [[start, end, type]]}`` or ``{"text", "entities": [{"start_offset",
-  "end_offset", "label"}]}`` (end exclusive), or a Label Studio export task
+  "end_offset", "label"}]}`` (end exclusive), CCKS 2019's Yidu-S4K ``{"originalText", "entities":
+  [{"label_type", "start_pos", "end_pos"}]}``, or a Label Studio export task
   ``{"data": {"text"}, "annotations": [{"result": [{"value": {"start", "end", "labels"}}]}]}`` or its JSON-MIN
   ``{"text", "label": [{"start", "end", "text", "labels"}]}``, or
   Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
@@ -272,7 +273,7 @@ def _entity_record(rec, path: str, line: int) -> dict | None:
                 raise DataFormatError(path, line, f"a Label Studio result with labels {labels!r}: expected exactly one")
             spans.append((labels[0], value.get("start"), value.get("end"), value.get("text")))
     else:
-        text = rec.get("text")
+        text = rec.get("text", rec.get("originalText"))  # CCKS 2019's Yidu-S4K names it originalText
         label = rec.get("label", rec.get("labels"))
         if isinstance(label, dict):  # CLUENER: {type: {mention: [[start, end_inclusive]]}}
             spans = [
@@ -327,7 +328,8 @@ def _min_entity(entity: dict, path: str, line: int) -> tuple:
 def _listed_entity(entity) -> tuple:
     """``(type, start, end, mention)`` of one item of a record's ``entities`` or ``spans``: doccano's
     ``{"label", "start_offset", "end_offset"}``, CBLUE's CMeEE ``{"type", "start_idx", "end_idx",
-    "entity"}``, whose end is inclusive (its mention, checked against the text, shows the span), or
+    "entity"}``, whose end is inclusive (its mention, checked against the text, shows the span), CCKS 2019's
+    Yidu-S4K ``{"label_type", "start_pos", "end_pos"}`` (its text under ``originalText``), or
     Prodigy's ``{"start", "end", "label"}`` (with its ``text``, when given, checked too)."""
     if not isinstance(entity, dict):
         return (None,) * 4
@@ -337,6 +339,8 @@ def _listed_entity(entity) -> tuple:
         return entity.get("type"), entity.get("start_idx"), end + 1 if inclusive_end else None, entity.get("entity")
     if "start_offset" in entity:
         return entity.get("label"), entity.get("start_offset"), entity.get("end_offset"), None
+    if "start_pos" in entity:  # CCKS 2019's Yidu-S4K (medical): {"label_type", "start_pos", "end_pos"}, end exclusive
+        return entity.get("label_type"), entity.get("start_pos"), entity.get("end_pos"), None
     return entity.get("label"), entity.get("start"), entity.get("end"), entity.get("text")
 
 
