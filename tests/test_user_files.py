@@ -1381,3 +1381,10 @@ def test_ccks_yidu_records_with_chinese_entity_types_train_and_reload(brat_recor
     model = zhbert.load(str(tmp_path / "run" / "model"))
     assert "B-人名" in model.head.labels
     assert all(s.label in set(chinese.values()) | {"其他"} for s in model(brat_records[0][0]))
+
+
+def test_an_xml_file_is_named_as_xml(datasets_dir):
+    """NLPCC 2014's Weibo emotion XML as a --train-file was "1 tab-separated columns, expected 2"."""
+    path = datasets_dir / "nlpcc2014_weibo_emotion" / "EmotionClassificationTest.xml"
+    with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}:1: XML \('<\?xml .*--dataset nlpcc2014\)"):
+        task_data_from_files("tagging", str(path))

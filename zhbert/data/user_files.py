@@ -685,6 +685,13 @@ def _tsv(path: str, columns: int, want: str = "") -> list[tuple[int, list[str]]]
         if len(line) > MAX_LINE_CHARS:
             raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a row may have")
         cells = line.split("\t")
+        if not rows and len(cells) == 1 and line.lstrip().startswith("<") and line.rstrip().endswith(">"):  # <?xml ...?>, <weibo id=...>
+            raise DataFormatError(
+                path,
+                lineno,
+                f"XML ({clip(line.strip())}), not tab-separated text: this command reads TSV, CSV and JSON "
+                "(NLPCC 2014's Weibo emotion XML trains with zhbert train tagging --dataset nlpcc2014)",
+            )
         if len(cells) != columns:
             want = want or ("text<TAB>label" if columns == 2 else "text_a<TAB>text_b<TAB>label")
             raise DataFormatError(path, lineno, f"{len(cells)} tab-separated columns, expected {columns} ({want}): {clip(line)}")
