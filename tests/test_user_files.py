@@ -1388,3 +1388,36 @@ def test_an_xml_file_is_named_as_xml(datasets_dir):
     path = datasets_dir / "nlpcc2014_weibo_emotion" / "EmotionClassificationTest.xml"
     with pytest.raises(DataFormatError, match=rf"{re.escape(str(path))}:1: XML \('<\?xml .*--dataset nlpcc2014\)"):
         task_data_from_files("tagging", str(path))
+
+
+def _marked_up(text, entities, form):
+    """``text`` with its entities marked inside it, BosonNLP's way or YEDDA's."""
+    out, pos = [], 0
+    for e in sorted(entities, key=lambda e: e["start"]):
+        out.append(text[pos : e["start"]])
+        out.append(f"{{{{{e['type']}:{e['text']}}}}}" if form == "boson" else f"[@{e['text']}#{e['type']}*]")
+        pos = e["end"]
+    return "".join(out) + text[pos:]
+
+
+@pytest.mark.parametrize("form", ["boson", "yedda"])
+def test_entities_marked_inside_the_text_train_ner(brat_records, tiny_encoder, tmp_path, form):
+    """BosonNLP's NER set ({{person_name:施宇翔}}) and YEDDA's export ([@施宇翔#PER*]) mark entities inside
+    each line: read as CoNLL, the first line was "expected 2 columns". Now the marks are found by the form."""
+    records = [(text, es) for text, es in brat_records if all(a["end"] <= b["start"] for a, b in zip(es, es[1:]))]
+    records = [(text, sorted(es, key=lambda e: e["start"])) for text, es in records]
+    path = tmp_path / "BosonNLP_NER_6C.txt"
+    path.write_text("".join(_marked_up(text, es, form) + "\n" for text, es in records), encoding="utf-8")
+    data = task_data_from_files("ner", str(path), validation_file=str(path))
+    assert data.notes[0].endswith("(markup)") and [r["text"] for r in data.dev] == [text for text, _ in records]
+    assert _entities_triples_bio(data.dev) == _entities_of(records)
+    if form == "boson":
+        r = _train("ner", path, tiny_encoder, tmp_path / "run")
+        assert r.returncode == 0, r.stderr[-3000:]
+    bad = tmp_path / "bad.txt"
+    bad.write_text(
+        _marked_up(*records[0], form) + "\n" + records[1][0][:5] + ("{{name:张三" if form == "boson" else "[@张三#name") + "\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(DataFormatError, match=r"bad\.txt:2: a mark opened and never closed"):
+        task_data_from_files("ner", str(bad))

@@ -17,6 +17,8 @@ Formats, by task (``auto`` picks by the file's extension, and for NER JSON by ea
   Prodigy's ``{"text", "spans": [{"start", "end", "label"}]}`` (an ``answer`` of reject or ignore left out), or
   run_ner.py's ``{"tokens": [...], "ner_tags": [...]}`` (BIO, BIOES or BMES; a token may be a word);
   ``brat`` - a folder of brat's ``NAME.txt`` and ``NAME.ann`` files, or one of them (:mod:`.brat`);
+  ``markup`` - a text a line, its entities marked inside it, BosonNLP's ``{{TYPE:mention}}`` or YEDDA's
+  ``[@mention#TYPE*]`` (:mod:`.inline_markup`);
   ``parquet`` - the hub's ``tokens`` and ``ner_tags`` columns, the tags' names read from the file.
 * ``cws``: ``words`` - one sentence per line, words separated by spaces; ``wordtag`` - the words of People's
   Daily's ``word/POS`` lines.
@@ -60,7 +62,7 @@ logger = logging.getLogger(__name__)
 __all__ = ["FORMATS", "task_data_from_files", "test_data_from_file", "read_entity_json", "labelled_rows", "text_names"]
 
 FORMATS = {
-    "ner": ("conll", "conll-words", "wordtag", "jsonl", "brat", "parquet", "arrow"),
+    "ner": ("conll", "conll-words", "wordtag", "jsonl", "brat", "markup", "parquet", "arrow"),
     "cws": ("words", "wordtag", "conll", "conllu"),
     "pos": ("wordtag", "conllu"),
     "tagging": ("tsv", "csv", "jsonl", "parquet", "arrow"),
@@ -105,9 +107,12 @@ def _format(task: str, path: str, fmt: str) -> str:
     if task == "ner" and Path(path).is_dir():
         return "brat"  # not a saved dataset (above): a folder of brat's files
     if task == "ner":
+        from .inline_markup import looks_marked
         from .wordtag import looks_word_tagged
 
-        return "jsonl" if suffix in (".json", ".jsonl") or _looks_json(path) else "wordtag" if looks_word_tagged(path) else "conll"
+        if suffix in (".json", ".jsonl") or _looks_json(path):
+            return "jsonl"
+        return "wordtag" if looks_word_tagged(path) else "markup" if looks_marked(path) else "conll"
     if task in ("cws", "pos") and suffix == ".conllu":
         return "conllu"
     if task == "cws":
@@ -384,6 +389,10 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
         from .brat import read_brat
 
         return _spans_to_rows(read_brat(path, notes), path, notes), "BIO"
+    if fmt == "markup":
+        from .inline_markup import read_marked_lines
+
+        return _spans_to_rows(read_marked_lines(path), path, notes), "BIO"
     from . import read_char_tagged
     from .tasks import char_tag_rows
 

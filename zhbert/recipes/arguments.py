@@ -31,6 +31,7 @@ class RecipeArguments:
         metadata={
             "help": "with --train-file: ner conll|conll-words|wordtag (People's Daily's word/POS, its names as entities)"
             "|jsonl (CLUENER, CMeEE, doccano, Label Studio, Prodigy, tokens and ner_tags)|brat (a folder of .txt and .ann files)"
+            "|markup (BosonNLP's {{TYPE:mention}}, YEDDA's [@mention#TYPE*])"
             "|parquet|arrow; cws words|conll (a character and its B/M/E/S tag a line)|conllu; "
             "pos wordtag|conllu (Universal Dependencies); tagging and matching "
             "tsv|csv|jsonl (CLUE's JSON lines)|parquet (the Hugging Face hub's)|arrow (a folder Dataset.save_to_disk wrote); "
