@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import DataFormatError, clip
-from .source import iter_lines
+from .source import iter_lines, nonblank_lines
 
 __all__ = ["read_marked_lines", "looks_marked"]
 
@@ -60,11 +60,7 @@ def _check_no_open(plain: str, path: str, lineno: int) -> None:
 def read_marked_lines(path: str) -> list[dict]:
     """Records ``{"text", "spans": [(type, start, end)], "line"}`` of the file's non-blank lines."""
     records = []
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE_CHARS:
-            raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a text may have")
+    for lineno, line in nonblank_lines(path, MAX_LINE_CHARS, "a text"):
         records.append(_marked(line, path, lineno))
     if not records:
         raise DataFormatError(path, None, "no lines")

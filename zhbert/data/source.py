@@ -19,7 +19,7 @@ from typing import Iterator
 from ..errors import DataFormatError
 from ..file_encoding import SNIFF_BYTES, invalid_utf8_advice, not_text_problem
 
-__all__ = ["read_text", "iter_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
+__all__ = ["read_text", "iter_lines", "nonblank_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
 
 
 def _check_path(path: Path) -> None:
@@ -124,6 +124,17 @@ def iter_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tup
         lines.pop()  # the final newline does not open an extra line
     for i, line in enumerate(lines, 1):
         yield i, line
+
+
+def nonblank_lines(path: str | os.PathLike, max_chars: int, what: str) -> Iterator[tuple[int, str]]:
+    """``(line_number, line)`` of the file's non-blank lines; a line of more than ``max_chars`` characters is an
+    error at its line (``what`` names what a line is: a row, a text)."""
+    for lineno, line in iter_lines(path):
+        if not line.strip():
+            continue
+        if len(line) > max_chars:
+            raise DataFormatError(str(path), lineno, f"line of {len(line):,} characters: over the {max_chars:,} {what} may have")
+        yield lineno, line
 
 
 def cut_point(text: str, limit: int) -> int:

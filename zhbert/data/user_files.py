@@ -55,7 +55,7 @@ from ..errors import DataFormatError, clip
 from ..tags import check_sequence, labels_for, tags_to_spans
 from .conllu import conllu_cells
 from .hub_files import is_parquet, is_saved_dataset
-from .source import _check_path, iter_lines, read_text
+from .source import _check_path, iter_lines, nonblank_lines, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -688,11 +688,7 @@ def _word_tag_sentences(path: str, notes: list[str] | None) -> list:
 def _tsv(path: str, columns: int, want: str = "") -> list[tuple[int, list[str]]]:
     """``(line, cells)`` of each non-blank line, each of ``columns`` tab-separated cells (``want`` says which)."""
     rows = []
-    for lineno, line in iter_lines(path):
-        if not line.strip():
-            continue
-        if len(line) > MAX_LINE_CHARS:
-            raise DataFormatError(path, lineno, f"line of {len(line):,} characters: over the {MAX_LINE_CHARS:,} a row may have")
+    for lineno, line in nonblank_lines(path, MAX_LINE_CHARS, "a row"):
         cells = line.split("\t")
         if not rows and len(cells) == 1 and line.lstrip().startswith("<") and line.rstrip().endswith(">"):  # <?xml ...?>, <weibo id=...>
             raise DataFormatError(
