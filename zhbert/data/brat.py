@@ -13,6 +13,7 @@ releases without (two): where the mentions match the text only with CRLF kept, o
 from __future__ import annotations
 
 import bisect
+import itertools
 import logging
 import re
 from collections import Counter
@@ -70,7 +71,7 @@ def _entities(ann: Path) -> tuple[list[tuple[int, str, list[tuple[int, int]], st
         if line[0] in OTHER_ANNOTATIONS:
             others[OTHER_ANNOTATIONS[line[0]]] += 1
             continue
-        m = _ENTITY.fullmatch(line.rstrip("\n"))
+        m = _ENTITY.fullmatch(line)
         if line[0] != "T" or m is None:
             raise DataFormatError(str(ann), lineno, f"{clip(line)} is not a brat annotation (an entity: T1<TAB>TYPE START END<TAB>mention)")
         typ, offsets, mention = m.groups()
@@ -115,10 +116,8 @@ def read_brat(path: str, notes: list[str] | None = None) -> list[dict]:
         entities, other = _entities(ann)
         others.update(other)
         text = _document_text(txt, ann, entities)
-        line_starts, pos = [], 0
-        for line in text.split("\n"):
-            line_starts.append(pos)
-            pos += len(line) + 1
+        lines = text.split("\n")
+        line_starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
         by_line: dict[int, list] = {}
         for ann_line, typ, fragments, mention in entities:
             s, e = fragments[0][0], fragments[-1][1]
@@ -129,11 +128,10 @@ def read_brat(path: str, notes: list[str] | None = None) -> list[dict]:
                 continue
             k = bisect.bisect_right(line_starts, s) - 1
             by_line.setdefault(k, []).append((typ, s - line_starts[k], e - line_starts[k]))
-        # a line's own characters: its CR too where offsets count CRLF as two
-        line_spans = [(a, a + len(line.rstrip("\r")), k + 1) for k, (a, line) in enumerate(zip(line_starts, text.split("\n")))]
-        for k, (a, b, line_no) in enumerate(line_spans):
-            if text[a:b].strip():
-                records.append({"text": text[a:b], "spans": by_line.get(k, []), "line": line_no, "where": f"{txt.name}:{line_no}"})
+        for k, line in enumerate(lines):
+            line = line.rstrip("\r")  # where offsets count CRLF as two, the CR ends the line and is no text of it
+            if line.strip():
+                records.append({"text": line, "spans": by_line.get(k, []), "line": k + 1, "where": f"{txt.name}:{k + 1}"})
     if not records:
         raise DataFormatError(path, None, "no text: every .txt beside the .ann files is empty")
     said = []

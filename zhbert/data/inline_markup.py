@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..errors import DataFormatError, clip
-from .source import iter_lines, nonblank_lines
+from .source import head_lines, nonblank_lines
 
 __all__ = ["read_marked_lines", "looks_marked"]
 
@@ -22,10 +22,8 @@ _OPENS = ("{{", "[@")
 
 def looks_marked(path: str) -> bool:
     """Whether the file's first non-blank line holds a mark of either form."""
-    for _, line in iter_lines(path):
-        if line.strip():
-            return bool(_MARK.search(line))
-    return False
+    first = head_lines(path, 1)
+    return bool(first) and bool(_MARK.search(first[0]))
 
 
 def _marked(line: str, path: str, lineno: int) -> dict:

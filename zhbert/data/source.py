@@ -19,7 +19,7 @@ from typing import Iterator
 from ..errors import DataFormatError
 from ..file_encoding import SNIFF_BYTES, invalid_utf8_advice, not_text_problem
 
-__all__ = ["read_text", "iter_lines", "nonblank_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
+__all__ = ["read_text", "iter_lines", "nonblank_lines", "head_lines", "iter_line_pieces", "file_fingerprint", "read_zip_member"]
 
 
 def _check_path(path: Path) -> None:
@@ -124,6 +124,21 @@ def iter_lines(path: str | os.PathLike, text: str | None = None) -> Iterator[tup
         lines.pop()  # the final newline does not open an extra line
     for i, line in enumerate(lines, 1):
         yield i, line
+
+
+def head_lines(path: str | os.PathLike, count: int = 20, size: int = 1 << 16) -> list[str]:
+    """Up to ``count`` non-blank lines (stripped) from the first ``size`` bytes, to tell a file's form before
+    reading it: never the whole file. A line cut at ``size`` is dropped unless it is the only one (its start
+    still tells the form). An unreadable file gives none; its reader names the problem."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(size)
+    except OSError:
+        return []
+    lines = [line.strip() for line in raw.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines() if line.strip()]
+    if len(raw) == size and len(lines) > 1:
+        lines = lines[:-1]
+    return lines[:count]
 
 
 def nonblank_lines(path: str | os.PathLike, max_chars: int, what: str) -> Iterator[tuple[int, str]]:

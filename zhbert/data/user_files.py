@@ -55,7 +55,7 @@ from ..errors import DataFormatError, clip
 from ..tags import check_sequence, labels_for, tags_to_spans
 from .conllu import conllu_cells
 from .hub_files import is_parquet, is_saved_dataset
-from .source import _check_path, iter_lines, nonblank_lines, read_text
+from .source import _check_path, head_lines, iter_lines, nonblank_lines, read_text
 
 logger = logging.getLogger(__name__)
 
@@ -127,21 +127,10 @@ def _format(task: str, path: str, fmt: str) -> str:
 def _looks_json(path: str) -> bool:
     """Whether a file of another extension holds JSON records (CLUE's emotion set ships JSON lines as ``.txt``,
     SMP2020-EWECT's virus set a JSON array): its first line an object, or an array's opening."""
-    import json
+    from .jsonio import looks_like_json_object
 
-    for _, line in iter_lines(path):
-        line = line.strip()
-        if not line:
-            continue
-        if line in ("{", "[") or line.startswith("[{"):
-            return True
-        if line.startswith("{") and line.endswith("}"):
-            try:
-                return isinstance(json.loads(line), dict)
-            except ValueError:
-                return False
-        return False
-    return False
+    first = head_lines(path, 1)
+    return bool(first) and (first[0] in ("{", "[") or first[0].startswith("[{") or looks_like_json_object(first[0]))
 
 
 def _records(path: str, fmt: str):
@@ -415,20 +404,12 @@ def _ner_rows(path: str, fmt: str, notes: list[str] | None = None) -> tuple[list
 _POSITIONED_CHAR = regex.compile(r"\X\d{1,3}")
 
 
-def _has_position_digits(path: str, sample: int = 200) -> bool:
-    """Whether every token of the file's first ``sample`` lines is a character followed by digits (``口0``)."""
+def _has_position_digits(path: str) -> bool:
+    """Whether every token of the file's first lines is a character followed by digits (``口0``)."""
     from .char_tagged import is_document_marker
 
-    seen = 0
-    for _, line in iter_lines(path):
-        if not line.strip() or is_document_marker(line):
-            continue
-        if not _POSITIONED_CHAR.fullmatch(line.split()[0]):
-            return False
-        seen += 1
-        if seen >= sample:
-            break
-    return seen > 0
+    lines = [line for line in head_lines(path, 200) if not is_document_marker(line)]
+    return bool(lines) and all(_POSITIONED_CHAR.fullmatch(line.split()[0]) for line in lines)
 
 
 def _named_word_rows(path: str, notes: list[str] | None) -> list[dict]:
@@ -530,17 +511,8 @@ WORD_POSITION_TAGS = "BMESI"
 
 def _looks_char_tagged(path: str) -> bool:
     """Whether a segmentation file's first lines are each a character and its word-position tag
-    (``中 B``), a CoNLL file rather than one sentence a line (sniffed from its first 64 KB)."""
-    size = 1 << 16
-    try:
-        with open(path, "rb") as f:
-            raw = f.read(size)
-    except OSError:
-        return False  # the reader names the problem
-    lines = raw.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines()
-    if len(raw) == size:  # the last line may be cut
-        lines = lines[:-1]
-    lines = [line.strip() for line in lines if line.strip()][:20]
+    (``中 B``), a CoNLL file rather than one sentence a line."""
+    lines = head_lines(path)
     return bool(lines) and all(_CHAR_TAG_LINE.fullmatch(line) for line in lines)
 
 

@@ -15,7 +15,7 @@ from typing import Iterator, NamedTuple
 
 from ..dictionary import NAME_TAGS
 from ..errors import DataFormatError, clip
-from .source import iter_lines
+from .source import head_lines, iter_lines
 
 __all__ = ["WordTagLine", "read_word_tag_lines", "name_entities", "ENTITY_OF_TAG", "PD_LINE_ID"]
 
@@ -118,8 +118,6 @@ def name_entities(sentence: WordTagLine) -> list[tuple[str, int, int]]:
 def looks_word_tagged(path: str) -> bool:
     """Whether the file's first non-blank line is ``word/TAG`` items, more than one (a CoNLL line, ``张 B-PER``, is
     not; nor a line of segmented words, unless each holds a slash before a letter)."""
-    for _, line in iter_lines(path):
-        if line.strip():
-            items = line.split()
-            return len(items) > 1 and all(_ITEM.fullmatch(item) for item in items)
-    return False
+    first = head_lines(path, 1)
+    items = first[0].split() if first else []
+    return len(items) > 1 and all(_ITEM.fullmatch(item) for item in items)
